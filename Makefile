@@ -1,0 +1,49 @@
+# nom: the two commands a user needs are `make run` and `make test` (README.md).
+# Every part builds into build/<part>/ with its own Makefile; this file orders them.
+TOP   := $(abspath .)
+BUILD := $(TOP)/build
+export TOP BUILD
+
+PARTS := kernel libnom drivers net apps
+STAMP := $(BUILD)/.bootstrap-stamp
+BOOTSTRAP_INPUTS := tools/bootstrap.sh tools/deps/debian-packages.txt \
+                    tools/deps/debian-sources.txt tools/requirements.txt
+
+.PHONY: all bootstrap run test clean $(PARTS)
+
+all: $(BUILD)/nom.iso
+
+# Installs Debian packages, fetches pinned source packages, installs Python requirements.
+$(STAMP): $(BOOTSTRAP_INPUTS)
+	tools/bootstrap.sh
+	@mkdir -p $(BUILD) && touch $@
+bootstrap: $(STAMP)
+
+kernel: $(STAMP)
+	$(MAKE) -C kernel
+libnom: $(STAMP)
+	$(MAKE) -C libnom
+drivers: libnom
+	$(MAKE) -C drivers
+net: libnom drivers
+	$(MAKE) -C net
+apps: kernel libnom drivers net
+	$(MAKE) -C apps
+
+# The default image: the kernel plus the applications listed in apps/default-image.txt.
+$(BUILD)/nom.iso: $(PARTS) apps/default-image.txt tools/mkiso.py
+	python3 tools/mkiso.py --kernel $(BUILD)/kernel/nom.elf \
+	    --modules apps/default-image.txt --output $@
+
+# Boots the default image with its applications reachable on 127.0.0.1 (DESIGN.md, ports).
+run: all
+	python3 tools/nomrun.py --iso $(BUILD)/nom.iso
+
+# Builds everything and runs every test; the last line reads "N passed, N failed".
+test: all
+	@mkdir -p $(BUILD)
+	@python3 -m pytest -q -p no:cacheprovider --junitxml=$(BUILD)/test-results.xml; \
+	    status=$$?; python3 tools/test_summary.py $(BUILD)/test-results.xml; exit $$status
+
+clean:
+	rm -rf $(BUILD)/kernel $(BUILD)/libnom $(BUILD)/drivers $(BUILD)/net $(BUILD)/apps $(BUILD)/*.iso

@@ -1,0 +1,6 @@
+"""Host-side helpers to build nom boot images and run them in QEMU (tests, make run, benchmarks)."""
+from .accel import choose_accel
+from .image import make_iso, read_module_list
+from .vm import VM, Nic
+
+__all__ = ["choose_accel", "make_iso", "read_module_list", "VM", "Nic"]

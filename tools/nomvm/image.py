@@ -1,0 +1,53 @@
+"""Builds a GRUB 2 (multiboot2) bootable ISO: the nom kernel plus application modules.
+
+Each module is an application ELF with its command line (see kernel/include/nom/abi.h,
+struct nom_start_info, for how the kernel reads it). grub.cfg has no serial/terminal lines so
+that GRUB writes no escape codes to the serial log (DESIGN.md).
+"""
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+
+
+def read_module_list(path, root):
+    """Reads lines `ELF-PATH COMMAND-LINE...` ('#' comments); paths are relative to root."""
+    modules = []
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            elf, _, cmdline = line.partition(" ")
+            modules.append((os.path.join(root, elf), cmdline.strip()))
+    return modules
+
+
+def make_iso(kernel, modules, output, timeout_s=0):
+    """kernel: path of nom.elf; modules: [(elf_path, cmdline)]; writes output; returns it."""
+    with tempfile.TemporaryDirectory(prefix="nom-iso-") as tree:
+        boot = os.path.join(tree, "boot")
+        os.makedirs(os.path.join(boot, "grub"))
+        shutil.copy(kernel, os.path.join(boot, "nom.elf"))
+        lines = [f"set timeout={timeout_s}", "set default=0", "", 'menuentry "nom" {',
+                 "  multiboot2 /boot/nom.elf"]
+        for i, (elf, cmdline) in enumerate(modules):
+            if not os.path.isfile(elf):
+                raise FileNotFoundError(f"module {elf} does not exist (not built?)")
+            name = f"m{i}-{os.path.basename(elf)}"
+            shutil.copy(elf, os.path.join(boot, name))
+            lines.append(f"  module2 /boot/{name} {cmdline}".rstrip())
+        lines += ["  boot", "}", ""]
+        with open(os.path.join(boot, "grub", "grub.cfg"), "w") as f:
+            f.write("\n".join(lines))
+        os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
+        result = subprocess.run(["grub-mkrescue", "-o", output, tree],
+                                capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError("grub-mkrescue failed:\n" + result.stderr)
+    return output
+
+
+def format_cmdline(words):
+    return " ".join(shlex.quote(w) for w in words)

@@ -1,0 +1,130 @@
+"""Runs one QEMU guest (nom, or a comparison guest) and reads its serial console.
+
+The serial console goes to a file; wait_for() polls it for a regular expression. The guest can
+end itself through isa-debug-exit (port 0xf4): QEMU then exits with (value << 1) | 1.
+Every VM is stopped by its own PID on stop() or when the Python object is closed.
+"""
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+from .accel import choose_accel
+
+
+@dataclass
+class Nic:
+    """One virtio-net NIC. backend 'user' forwards host ports (hostfwd) on 127.0.0.1;
+    'tap' attaches to an existing tap device; 'none' leaves it unplugged (no netdev traffic)."""
+    mac: str
+    backend: str = "user"
+    hostfwd: list = field(default_factory=list)  # [(host_port, guest_port)] tcp
+    udp_hostfwd: list = field(default_factory=list)
+    tap: str = ""
+    transitional: bool = False  # False: modern-only virtio 1.x (1af4:1041)
+
+
+class VM:
+    def __init__(self, iso=None, kernel=None, initrd=None, append=None, smp=1, memory_mb=128,
+                 nics=(), accel=None, extra_args=(), workdir=None, name="nom"):
+        self.accel, self.accel_reason = (accel, "given") if accel else choose_accel()
+        self.workdir = workdir or tempfile.mkdtemp(prefix=f"{name}-vm-")
+        self.serial_path = os.path.join(self.workdir, "serial.log")
+        self.args = ["qemu-system-x86_64", "-machine", "q35", "-m", str(memory_mb),
+                     "-smp", str(smp), "-display", "none", "-no-reboot", "-nodefaults",
+                     "-serial", f"file:{self.serial_path}",
+                     "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+        if self.accel == "kvm":
+            self.args += ["-accel", "kvm", "-cpu", "host"]
+        else:
+            # max: every feature TCG emulates, including invariant TSC and x2APIC bits.
+            self.args += ["-accel", "tcg", "-cpu", "max"]
+        if iso:
+            self.args += ["-cdrom", iso, "-boot", "d"]
+        if kernel:
+            self.args += ["-kernel", kernel]
+            if initrd:
+                self.args += ["-initrd", initrd]
+            if append:
+                self.args += ["-append", append]
+        for i, nic in enumerate(nics):
+            self.args += self._nic_args(i, nic)
+        self.args += list(extra_args)
+        self.proc = None
+
+    @staticmethod
+    def _nic_args(i, nic):
+        if nic.backend == "user":
+            fwd = "".join(f",hostfwd=tcp:127.0.0.1:{h}-:{g}" for h, g in nic.hostfwd)
+            fwd += "".join(f",hostfwd=udp:127.0.0.1:{h}-:{g}" for h, g in nic.udp_hostfwd)
+            netdev = f"user,id=n{i}{fwd}"
+        elif nic.backend == "tap":
+            netdev = f"tap,id=n{i},ifname={nic.tap},script=no,downscript=no"
+        elif nic.backend == "none":
+            netdev = f"socket,id=n{i},udp=127.0.0.1:1,localaddr=127.0.0.1:0"
+        else:
+            raise ValueError(f"unknown NIC backend {nic.backend}")
+        modern = "" if nic.transitional else ",disable-legacy=on,disable-modern=off"
+        return ["-netdev", netdev, "-device", f"virtio-net-pci,netdev=n{i},mac={nic.mac}{modern}"]
+
+    def start(self):
+        open(self.serial_path, "w").close()
+        self.stderr = open(os.path.join(self.workdir, "qemu.stderr"), "w")
+        self.proc = subprocess.Popen(self.args, stdin=subprocess.DEVNULL,
+                                     stdout=self.stderr, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+        return self
+
+    def log(self):
+        try:
+            with open(self.serial_path, errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def wait_for(self, pattern, timeout=120.0):
+        """Waits until the serial log matches pattern; returns the match. Raises TimeoutError
+        (with the log) on timeout or if QEMU ended first."""
+        rx = re.compile(pattern, re.M)
+        deadline = time.monotonic() + timeout
+        while True:
+            m = rx.search(self.log())
+            if m:
+                return m
+            if self.proc.poll() is not None:
+                raise TimeoutError(f"QEMU exited ({self.proc.returncode}) before /{pattern}/:\n"
+                                   + self.tail())
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no /{pattern}/ within {timeout}s:\n" + self.tail())
+            time.sleep(0.1)
+
+    def wait_exit(self, timeout=120.0):
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise TimeoutError(f"QEMU still running after {timeout}s:\n" + self.tail())
+
+    def tail(self, n=60):
+        lines = self.log().splitlines()
+        return "\n".join(lines[-n:])
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        if getattr(self, "stderr", None):
+            self.stderr.close()
+            self.stderr = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
