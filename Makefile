@@ -9,7 +9,7 @@ STAMP := $(BUILD)/.bootstrap-stamp
 BOOTSTRAP_INPUTS := tools/bootstrap.sh tools/deps/debian-packages.txt \
                     tools/deps/debian-sources.txt tools/requirements.txt
 
-.PHONY: all bootstrap run test clean $(PARTS)
+.PHONY: all bootstrap run test experiment clean $(PARTS)
 
 all: $(BUILD)/nom.iso
 
@@ -44,6 +44,11 @@ test: all
 	@mkdir -p $(BUILD)
 	@python3 -m pytest -q -p no:cacheprovider --junitxml=$(BUILD)/test-results.xml; \
 	    status=$$?; python3 tools/test_summary.py $(BUILD)/test-results.xml; exit $$status
+
+# The paper's section-6 experiment, nom against Linux and OSv (tools/experiment/README.md).
+# EXPERIMENT_ARGS=--quick runs the short version CI uses.
+experiment: all
+	python3 tools/experiment/run.py $(EXPERIMENT_ARGS)
 
 clean:
 	rm -rf $(BUILD)/kernel $(BUILD)/libnom $(BUILD)/drivers $(BUILD)/net $(BUILD)/apps $(BUILD)/*.iso
