@@ -1,0 +1,106 @@
+"""Per-run counters of a guest that do not depend on the emulator's speed (paper section 6).
+
+Usage (the experiment runner's view):
+
+    c = vmcounters.RunCounters(workdir, accel)           # accel: "tcg" or "kvm"
+    vm = nomvm.VM(..., extra_args=c.qemu_args())
+    c.start(); vm.start(); c.attach(vm.proc.pid)
+    a = c.snapshot(); ...load for a while...; b = c.snapshot()
+    figures = vmcounters.per_request(a, b, requests)     # dict, see per_request()
+    vm.stop(); c.stop()
+
+Under TCG: guest instructions (our TCG plugin, insn_count.c), virtio notifications and
+interrupts (QEMU trace events), vCPU thread CPU time. Under KVM: KVM's own exit and injection
+counters over QMP replace the instruction count (a TCG plugin cannot run there); the trace
+events are counted the same way.
+"""
+import os
+
+from .insns import InsnCounter, InsnSample, parse_insn_file, build, PLUGIN
+from .trace import TraceCounter, parse_trace_lines, notifications, interrupts, DEFAULT_EVENTS
+from .threads import sample_vcpu_threads, utilization, read_task_stat
+from .kvmstats import Qmp, qmp_args, read_kvm_stats, sum_vcpu_stats, EXIT_STATS, INJECTION_STATS
+
+__all__ = ["RunCounters", "per_request", "InsnCounter", "InsnSample", "parse_insn_file", "build",
+           "PLUGIN", "TraceCounter", "parse_trace_lines", "notifications", "interrupts",
+           "DEFAULT_EVENTS", "sample_vcpu_threads", "utilization", "read_task_stat", "Qmp",
+           "qmp_args", "read_kvm_stats", "sum_vcpu_stats", "EXIT_STATS", "INJECTION_STATS"]
+
+
+class RunCounters:
+    """Every counter of one QEMU run; snapshot() reads them all at one moment."""
+
+    def __init__(self, workdir, accel="tcg", interval_ms=100, trace_events=DEFAULT_EVENTS):
+        os.makedirs(workdir, exist_ok=True)
+        self.accel = accel
+        self.insns = InsnCounter(workdir, interval_ms) if accel == "tcg" else None
+        self.trace = TraceCounter(workdir, trace_events)
+        self.qmp_path = os.path.join(workdir, "qmp.sock") if accel == "kvm" else None
+        self.qmp = None
+        self.pid = None
+
+    def qemu_args(self):
+        args = self.trace.qemu_args()
+        if self.insns:
+            args += self.insns.qemu_args()
+        if self.qmp_path:
+            args += qmp_args(self.qmp_path)
+        return args
+
+    def start(self):
+        """Call before QEMU starts (the trace FIFO needs its reader)."""
+        self.trace.start()
+        return self
+
+    def attach(self, pid):
+        """Call once QEMU runs: pid is QEMU's (nomvm.VM.proc.pid)."""
+        self.pid = pid
+        if self.qmp_path:
+            self.qmp = Qmp(self.qmp_path)
+
+    def snapshot(self):
+        """{"mono_ns", "insns" (None under KVM), "trace": {event: n}, "threads": {...},
+        "kvm": {stat: n} (only under KVM)}."""
+        snap = {"trace": self.trace.snapshot()}
+        snap["mono_ns"] = snap["trace"]["mono_ns"]
+        snap["threads"] = sample_vcpu_threads(self.pid) if self.pid else None
+        if self.insns:
+            s = self.insns.latest()
+            snap["insns"] = s.total if s else 0
+            snap["insns_mono_ns"] = s.mono_ns if s else snap["mono_ns"]
+        else:
+            snap["insns"] = None
+        if self.qmp:
+            snap["kvm"] = read_kvm_stats(self.qmp)
+        return snap
+
+    def stop(self):
+        if self.qmp:
+            self.qmp.close()
+            self.qmp = None
+        return self.trace.stop()
+
+
+def per_request(a, b, requests):
+    """Figures per request between snapshots a and b (requests: completed in between).
+    Returns a dict: seconds, insns_per_req (None under KVM), notifies_per_req, irqs_per_req,
+    exit_equiv_per_req (notifications + interrupts, the TCG stand-in for exits),
+    vcpu_util (share of a host core, summed over vCPUs), and under KVM kvm_exits_per_req and
+    kvm_injections_per_req."""
+    n = max(requests, 1)
+    seconds = (b["mono_ns"] - a["mono_ns"]) / 1e9
+    diff = {k: b["trace"].get(k, 0) - a["trace"].get(k, 0) for k in b["trace"] if k != "mono_ns"}
+    out = {"seconds": seconds, "requests": requests,
+           "notifies_per_req": notifications(diff) / n, "irqs_per_req": interrupts(diff) / n}
+    out["exit_equiv_per_req"] = out["notifies_per_req"] + out["irqs_per_req"]
+    out["insns_per_req"] = None
+    if a.get("insns") is not None and b.get("insns") is not None:
+        out["insns_per_req"] = (b["insns"] - a["insns"]) / n
+    out["vcpu_util"] = None
+    if a.get("threads") and b.get("threads"):
+        out["vcpu_util"] = sum(utilization(a["threads"], b["threads"]).values())
+    if "kvm" in a and "kvm" in b:
+        d = {k: v - a["kvm"].get(k, 0) for k, v in b["kvm"].items()}
+        out["kvm_exits_per_req"] = d.get("exits", 0) / n
+        out["kvm_injections_per_req"] = sum(d.get(k, 0) for k in INJECTION_STATS) / n
+    return out

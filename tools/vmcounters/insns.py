@@ -1,0 +1,87 @@
+"""Guest instructions executed, read from the insn_count TCG plugin's output file (insn_count.c).
+
+The plugin appends "MONO_NS TOTAL NVCPUS C0 C1 ..." every interval_ms and a "final ..." line
+when QEMU exits; MONO_NS is CLOCK_MONOTONIC, the clock of Python's time.monotonic_ns().
+"""
+import os
+import subprocess
+from dataclasses import dataclass
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
+PLUGIN = os.path.join(BUILD, "vmcounters", "libinsncount.so")
+
+
+def build():
+    """Builds the plugin and the test guests (make -C tools/vmcounters); returns PLUGIN's path.
+    Raises subprocess.CalledProcessError if the build fails."""
+    subprocess.run(["make", "-s", "-C", HERE], check=True,
+                   env=dict(os.environ, TOP=TOP, BUILD=BUILD))
+    return PLUGIN
+
+
+@dataclass
+class InsnSample:
+    """One dump of the counters: when (CLOCK_MONOTONIC ns), total, and per vCPU."""
+    mono_ns: int
+    total: int
+    per_vcpu: list
+    final: bool = False
+
+
+def parse_insn_file(text):
+    """Parses the plugin's output; returns [InsnSample] in file order (ValueError if malformed)."""
+    samples = []
+    for line in text.splitlines():
+        words = line.split()
+        if not words:
+            continue
+        final = words[0] == "final"
+        if final:
+            words = words[1:]
+        mono_ns, total, n = int(words[0]), int(words[1]), int(words[2])
+        per_vcpu = [int(w) for w in words[3:3 + n]]
+        if len(per_vcpu) != n or sum(per_vcpu) != total:
+            raise ValueError(f"malformed insn_count line: {line!r}")
+        samples.append(InsnSample(mono_ns, total, per_vcpu, final))
+    return samples
+
+
+class InsnCounter:
+    """Counts a QEMU's guest instructions: pass qemu_args() to the VM, then read samples().
+    interval_ms is how often the plugin dumps (0: only when QEMU exits)."""
+
+    def __init__(self, workdir, interval_ms=100, plugin=PLUGIN):
+        self.path = os.path.join(workdir, "insns.txt")
+        self.interval_ms = interval_ms
+        self.plugin = plugin
+
+    def qemu_args(self):
+        if not os.path.isfile(self.plugin):
+            raise FileNotFoundError(f"{self.plugin} not built (make -C tools/vmcounters)")
+        return ["-plugin", f"{self.plugin},out={self.path},interval_ms={self.interval_ms}"]
+
+    def samples(self):
+        """Every dump so far ([] before the first); a partly written last line is skipped."""
+        try:
+            with open(self.path) as f:
+                text = f.read()
+        except FileNotFoundError:
+            return []
+        if text and not text.endswith("\n"):
+            text = text[:text.rfind("\n") + 1]
+        return parse_insn_file(text)
+
+    def latest(self):
+        """The newest dump, or None."""
+        samples = self.samples()
+        return samples[-1] if samples else None
+
+    def at(self, mono_ns):
+        """The last dump taken at or before mono_ns (a time.monotonic_ns() value), or None."""
+        best = None
+        for s in self.samples():
+            if s.mono_ns <= mono_ns:
+                best = s
+        return best

@@ -1,0 +1,103 @@
+"""Do the counter readers parse what QEMU, /proc and QMP give them?"""
+import json
+import os
+import socket
+import threading
+
+import pytest
+
+import vmcounters
+
+
+def test_insn_file_lines_parse_and_bad_sums_are_rejected():
+    s = vmcounters.parse_insn_file("10 30 2 10 20\nfinal 20 31 2 11 20\n")
+    assert [x.total for x in s] == [30, 31] and s[1].final and s[0].per_vcpu == [10, 20]
+    with pytest.raises(ValueError):
+        vmcounters.parse_insn_file("10 31 2 10 20\n")
+
+
+def test_trace_lines_are_counted_by_event_name():
+    lines = ["1234@1700000000.000001:virtio_queue_notify vdev 0x55 n 1 vq 0x56",
+             "1234@1700000000.000002:virtio_notify vdev 0x55 vq 0x56",
+             "virtio_notify_irqfd vdev 0x55 vq 0x56",
+             "1234@1700000000.000003:virtio_queue_notify_vq other",
+             "1234@1700000000.000004:apic_deliver_irq dest 0 ..."]
+    c = vmcounters.parse_trace_lines(lines)
+    assert c == {"virtio_queue_notify": 1, "virtio_notify": 1, "virtio_notify_irqfd": 1,
+                 "apic_deliver_irq": 1}
+    assert vmcounters.notifications(c) == 1 and vmcounters.interrupts(c) == 2
+
+
+def test_task_stat_with_spaces_in_the_name():
+    line = ("4242 (CPU 0/TCG) R 1 2 3 0 -1 4194368 10 0 0 0 150 25 0 0 20 0 4 0 100 "
+            "1000 100 18446744073709551615")
+    assert vmcounters.read_task_stat(line) == ("CPU 0/TCG", 175)
+
+
+def test_utilization_of_two_samples():
+    tck = vmcounters.threads.CLK_TCK
+    a = {"mono_ns": 0, "threads": {"CPU 0/TCG": 0}}
+    b = {"mono_ns": 2_000_000_000, "threads": {"CPU 0/TCG": tck}}
+    assert vmcounters.utilization(a, b) == {"CPU 0/TCG": 0.5}
+
+
+def test_vcpu_threads_of_this_process_are_none():
+    assert vmcounters.sample_vcpu_threads(os.getpid())["threads"] == {}
+
+
+def test_per_request_figures():
+    a = {"mono_ns": 0, "insns": 1000, "threads": None,
+         "trace": {"virtio_queue_notify": 10, "virtio_notify": 5}}
+    b = {"mono_ns": 10**9, "insns": 11000, "threads": None,
+         "trace": {"virtio_queue_notify": 30, "virtio_notify": 15}}
+    f = vmcounters.per_request(a, b, 10)
+    assert f["insns_per_req"] == 1000 and f["notifies_per_req"] == 2
+    assert f["irqs_per_req"] == 1 and f["exit_equiv_per_req"] == 3 and f["seconds"] == 1
+
+
+def test_trace_counter_reads_a_fifo_writer(tmp_path):
+    t = vmcounters.TraceCounter(str(tmp_path)).start()
+    with open(t.fifo, "w") as w:
+        w.write("1@1.0:virtio_queue_notify x\n" * 3 + "1@1.0:virtio_notify y\n")
+    snap = t.stop()
+    assert snap["virtio_queue_notify"] == 3 and snap["virtio_notify"] == 1
+
+
+def test_trace_counter_stops_when_qemu_never_opened(tmp_path):
+    t = vmcounters.TraceCounter(str(tmp_path)).start()
+    assert t.stop()["virtio_queue_notify"] == 0
+
+
+def fake_qmp_server(path, reply):
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(path)
+    srv.listen(1)
+
+    def serve():
+        conn, _ = srv.accept()
+        f = conn.makefile("rw")
+        f.write(json.dumps({"QMP": {"version": {}, "capabilities": []}}) + "\n")
+        f.flush()
+        for line in f:
+            cmd = json.loads(line)["execute"]
+            out = {"return": {}} if cmd == "qmp_capabilities" else {"return": reply}
+            f.write(json.dumps({"event": "NOISE"}) + "\n" + json.dumps(out) + "\n")
+            f.flush()
+        conn.close()
+        srv.close()
+    threading.Thread(target=serve, daemon=True).start()
+
+
+def test_kvm_stats_are_summed_over_vcpus(tmp_path):
+    reply = [{"provider": "kvm", "qom-path": "/machine/unattached/device[0]",
+              "stats": [{"name": "exits", "value": 100}, {"name": "irq_injections", "value": 7},
+                        {"name": "halt_poll_success_hist", "value": [1, 2]}]},
+             {"provider": "kvm", "qom-path": "/machine/unattached/device[1]",
+              "stats": [{"name": "exits", "value": 50}]}]
+    path = str(tmp_path / "qmp.sock")
+    fake_qmp_server(path, reply)
+    qmp = vmcounters.Qmp(path)
+    try:
+        assert vmcounters.read_kvm_stats(qmp) == {"exits": 150, "irq_injections": 7}
+    finally:
+        qmp.close()
