@@ -1,0 +1,277 @@
+/*
+ * virtio-net data path with the batching delay W (paper 3.6; contract in virtio_net.h):
+ * transmit batches held until the ring is close to full or the oldest frame waited W, received
+ * frames held until W passed, the batch threatens the ring, or the caller flushes; lazy
+ * transmit reaping; the receive interrupt armed only when the caller goes idle.
+ * Every kick goes through kick(), so the counters see each one.
+ */
+#include "vnet_impl.h"
+
+static void kick(struct vnet *dev, struct virtq *q, uint16_t qidx, uint64_t *counter)
+{
+    if (virtq_publish(q)) {
+        vpci_notify(&dev->t, q, qidx);
+        (*counter)++;
+    } else {
+        dev->st.kicks_suppressed++;
+    }
+}
+
+/* Gives every buffer the driver holds back to the device (5.1.6.3: device-writable, each big
+ * enough for header and a full frame) and notifies it if it waits for buffers. */
+void vnet_refill_rx(struct vnet *dev)
+{
+    int id;
+    while ((id = virtq_get_free(&dev->rx)) >= 0)
+        virtq_add(&dev->rx, (uint16_t)id, dev->rx_buf_phys + (uint64_t)id * VNET_BUF_SIZE,
+                  VNET_BUF_SIZE, VRING_DESC_F_WRITE);
+    if (virtq_pending(&dev->rx))
+        kick(dev, &dev->rx, VNET_RXQ, &dev->st.rx_kicks);
+}
+
+static int mark_broken(struct vnet *dev)
+{
+    dev->broken = true;
+    return -VNET_EIO;
+}
+
+/* ---- transmit ------------------------------------------------------------------------- */
+
+/* Takes back the buffers of frames the device has sent; completions may come in any order. */
+static int reap_tx(struct vnet *dev)
+{
+    uint16_t id;
+    uint32_t len;
+    for (;;) {
+        switch (virtq_used_next(&dev->tx, &id, &len)) {
+        case VIRTQ_EMPTY: return 0;
+        case VIRTQ_ENTRY: virtq_put_free(&dev->tx, id); break;
+        case VIRTQ_BAD_ID: dev->st.tx_bad++; break;
+        default: return mark_broken(dev);
+        }
+    }
+}
+
+/* Makes the whole held batch visible with at most one notification. */
+static int flush_tx(struct vnet *dev)
+{
+    uint16_t n = virtq_pending(&dev->tx);
+    if (n) {
+        kick(dev, &dev->tx, VNET_TXQ, &dev->st.tx_kicks);
+        dev->st.tx_batches++;
+    }
+    return n;
+}
+
+int vnet_tx_flush(struct vnet *dev)
+{
+    return dev->broken ? -VNET_EIO : flush_tx(dev);
+}
+
+static bool tx_due(const struct vnet *dev, uint64_t now)
+{
+    return virtq_pending(&dev->tx) && now - dev->tx_oldest_tsc >= dev->w_tsc;
+}
+
+int vnet_tx_commit(struct vnet *dev)
+{
+    if (dev->broken)
+        return -VNET_EIO;
+    return tx_due(dev, vnet_now(dev)) ? flush_tx(dev) : 0;
+}
+
+static size_t iov_total(const struct vnet_iov *iov, unsigned iovcnt)
+{
+    size_t total = 0;
+    for (unsigned i = 0; i < iovcnt; i++)
+        total += iov[i].len;
+    return total;
+}
+
+/* Copies the frame behind a zeroed virtio-net header: no offloads, GSO_NONE (5.1.6.2). */
+static uint32_t fill_tx_buffer(uint8_t *buf, const struct vnet_iov *iov, unsigned iovcnt)
+{
+    __builtin_memset(buf, 0, VNET_HDR_LEN);
+    uint32_t at = VNET_HDR_LEN;
+    for (unsigned i = 0; i < iovcnt; i++) {
+        __builtin_memcpy(buf + at, iov[i].base, iov[i].len);
+        at += (uint32_t)iov[i].len;
+    }
+    return at;
+}
+
+int vnet_tx_enqueue(struct vnet *dev, const struct vnet_iov *iov, unsigned iovcnt)
+{
+    if (dev->broken)
+        return -VNET_EIO;
+    size_t len = iovcnt && iovcnt <= VNET_TX_IOV_MAX ? iov_total(iov, iovcnt) : 0;
+    if (len == 0 || len > VNET_MTU_FRAME)
+        return -VNET_EINVAL;
+    /* Reap only when out of descriptors: reading used->idx touches a line the device writes. */
+    if (dev->tx.nfree == 0 && reap_tx(dev))
+        return -VNET_EIO;
+    int id = virtq_get_free(&dev->tx);
+    if (id < 0) {
+        flush_tx(dev);
+        dev->st.tx_ring_full++;
+        return -VNET_EAGAIN;
+    }
+    uint64_t off = (uint64_t)id * VNET_BUF_SIZE;
+    uint32_t used = fill_tx_buffer(dev->tx_buf + off, iov, iovcnt);
+    if (virtq_pending(&dev->tx) == 0)
+        dev->tx_oldest_tsc = vnet_now(dev);
+    virtq_add(&dev->tx, (uint16_t)id, dev->tx_buf_phys + off, used, 0);
+    dev->st.tx_packets++;
+    dev->st.tx_bytes += len;
+    if (dev->w_us == 0 || virtq_pending(&dev->tx) >= dev->tx_hold_max)
+        flush_tx(dev);
+    return 0;
+}
+
+/* ---- receive -------------------------------------------------------------------------- */
+
+static void drop_rx(struct vnet *dev, uint16_t id)
+{
+    dev->st.rx_bad++;
+    virtq_put_free(&dev->rx, id);
+}
+
+/* A used length must cover the header and an Ethernet header, and fit the buffer we gave and
+ * the largest frame we negotiated (no GSO): anything else is a device bug, dropped. */
+static bool rx_len_ok(uint32_t len)
+{
+    return len >= VNET_HDR_LEN + 14 && len <= VNET_HDR_LEN + VNET_MTU_FRAME;
+}
+
+/* Moves new used entries into the held batch, checking each. Returns how many frames were
+ * added, or -VNET_EIO. */
+static int harvest_rx(struct vnet *dev, uint64_t now)
+{
+    int added = 0;
+    uint16_t id;
+    uint32_t len;
+    while (dev->nheld < dev->rx.size) {
+        int r = virtq_used_next(&dev->rx, &id, &len);
+        if (r == VIRTQ_EMPTY)
+            break;
+        if (r == VIRTQ_BROKEN)
+            return mark_broken(dev);
+        if (r == VIRTQ_BAD_ID) {
+            dev->st.rx_bad++;
+        } else if (!rx_len_ok(len)) {
+            drop_rx(dev, id);
+        } else {
+            if (dev->nheld == 0)
+                dev->rx_oldest_tsc = now;
+            dev->held_id[dev->nheld] = id;
+            dev->held_len[dev->nheld++] = (uint16_t)(len - VNET_HDR_LEN);
+            added++;
+        }
+    }
+    return added;
+}
+
+/* Hands the held frames to cb: all in one call, or one per call for W = 0 (each frame runs to
+ * completion before the next), then gives their buffers back to the device. */
+static int deliver_rx(struct vnet *dev, vnet_rx_fn cb, void *arg)
+{
+    uint16_t n = dev->nheld;
+    for (uint16_t i = 0; i < n; i++) {
+        dev->frames[i].data = dev->rx_buf + (uint64_t)dev->held_id[i] * VNET_BUF_SIZE
+                              + VNET_HDR_LEN;
+        dev->frames[i].len = dev->held_len[i];
+        dev->st.rx_bytes += dev->held_len[i];
+    }
+    if (dev->w_us == 0) {
+        for (uint16_t i = 0; i < n; i++)
+            cb(arg, &dev->frames[i], 1);
+        dev->st.rx_batches += n;
+    } else if (n) {
+        cb(arg, dev->frames, n);
+        dev->st.rx_batches++;
+    }
+    dev->st.rx_packets += n;
+    for (uint16_t i = 0; i < n; i++)
+        virtq_put_free(&dev->rx, dev->held_id[i]);
+    dev->nheld = 0;
+    vnet_refill_rx(dev);
+    return n;
+}
+
+/* Conditions (1) and (2) of paper 3.6; (3) is vnet_rx_flush(). */
+static bool rx_due(struct vnet *dev, uint64_t now)
+{
+    if (dev->nheld >= dev->rx_hold_max) {
+        dev->st.rx_hold_full++;
+        return true;
+    }
+    return dev->nheld && now - dev->rx_oldest_tsc >= dev->w_tsc;
+}
+
+int vnet_poll(struct vnet *dev, vnet_rx_fn cb, void *arg)
+{
+    if (dev->broken)
+        return -VNET_EIO;
+    uint64_t now = vnet_now(dev);
+    dev->st.polls++;
+    if (reap_tx(dev))
+        return -VNET_EIO;
+    int added = harvest_rx(dev, now);
+    if (added < 0)
+        return added;
+    virtq_irq_off(&dev->rx); /* poll mode; also keeps used_event out of reach as we advance */
+    dev->last_poll_empty = added == 0;
+    if (added)
+        dev->last_rx_tsc = now;
+    else
+        dev->st.empty_polls++;
+    int delivered = rx_due(dev, now) ? deliver_rx(dev, cb, arg) : 0;
+    if (tx_due(dev, vnet_now(dev)))
+        flush_tx(dev);
+    return dev->broken ? -VNET_EIO : delivered;
+}
+
+int vnet_rx_flush(struct vnet *dev, vnet_rx_fn cb, void *arg)
+{
+    if (dev->broken)
+        return -VNET_EIO;
+    int added = harvest_rx(dev, vnet_now(dev));
+    return added < 0 ? added : deliver_rx(dev, cb, arg);
+}
+
+uint64_t vnet_next_deadline(const struct vnet *dev)
+{
+    uint64_t d = 0;
+    if (virtq_pending(&dev->tx))
+        d = dev->tx_oldest_tsc + dev->w_tsc;
+    if (dev->nheld && (!d || dev->rx_oldest_tsc + dev->w_tsc < d))
+        d = dev->rx_oldest_tsc + dev->w_tsc;
+    return d;
+}
+
+/* ---- interrupt and poll modes --------------------------------------------------------- */
+
+int vnet_arm(struct vnet *dev)
+{
+    if (dev->broken)
+        return -VNET_EIO;
+    dev->st.arms++;
+    bool waiting = dev->irq ? virtq_irq_on(&dev->rx) : virtq_has_used(&dev->rx);
+    if (waiting) {
+        dev->st.arm_races++;
+        return VNET_ARM_BUSY;
+    }
+    return dev->irq ? VNET_ARM_IDLE : VNET_ARM_NO_IRQ;
+}
+
+int vnet_idle(const struct vnet *dev)
+{
+    if (dev->nheld || virtq_pending(&dev->tx) || !dev->last_poll_empty)
+        return 0;
+    return vnet_now(dev) - dev->last_rx_tsc >= dev->idle_tsc;
+}
+
+void vnet_interrupt(struct vnet *dev)
+{
+    __atomic_fetch_add(&dev->st.interrupts, 1, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,251 @@
+/*
+ * virtio-net device lifecycle (virtio 1.1 spec 5.1): initialization in the order of 3.1.1,
+ * feature negotiation, queue and buffer set-up, reset on close, and the slow-path queries
+ * (MAC, link, counters, knobs). The data path is datapath.c.
+ */
+#include "vnet_impl.h"
+
+/* Features nom asks for (2.2 bit numbers). Checksum offload and mergeable rx buffers are left
+ * out until measured (issue 4): every frame fits one 2 KiB buffer. ACCESS_PLATFORM is accepted
+ * when offered: with an emulated IOMMU the kernel maps our pages at their physical addresses. */
+static const uint64_t wanted_features =
+    1ull << VIRTIO_F_VERSION_1 | 1ull << VIRTIO_NET_F_MAC | 1ull << VIRTIO_NET_F_STATUS
+    | 1ull << VIRTIO_RING_F_EVENT_IDX | 1ull << VIRTIO_F_ACCESS_PLATFORM;
+
+uint64_t vnet_now(const struct vnet *dev)
+{
+    return dev->plat.tsc(dev->plat.ctx);
+}
+
+static uint64_t us_to_tsc(const struct vnet *dev, uint32_t us)
+{
+    return (uint64_t)us * dev->plat.tsc_hz / 1000000u;
+}
+
+/* 3.1.1 steps 4-6: offer what we want of what the device has; VERSION_1 is required (this is
+ * a modern-only driver). -VNET_ENOTSUP if it is missing or FEATURES_OK does not stick. */
+static int negotiate(struct vnet *dev)
+{
+    uint64_t offered = vpci_device_features(&dev->t);
+    if (!(offered & 1ull << VIRTIO_F_VERSION_1))
+        return -VNET_ENOTSUP;
+    dev->features = offered & wanted_features;
+    vpci_set_driver_features(&dev->t, dev->features);
+    vpci_add_status(&dev->t, VIRTIO_CONFIG_S_FEATURES_OK);
+    return vpci_status(&dev->t) & VIRTIO_CONFIG_S_FEATURES_OK ? 0 : -VNET_ENOTSUP;
+}
+
+static bool has(const struct vnet *dev, unsigned bit)
+{
+    return dev->features >> bit & 1;
+}
+
+/* The queue size: what the caller asked, at most what both queues accept, a power of two
+ * (2.6: split queue sizes are powers of two). 0 if a queue is missing. */
+static uint16_t pick_queue_size(struct vnet *dev, uint16_t asked)
+{
+    uint16_t max = vpci_queue_max(&dev->t, VNET_RXQ);
+    uint16_t txmax = vpci_queue_max(&dev->t, VNET_TXQ);
+    if (txmax < max)
+        max = txmax;
+    uint16_t size = asked;
+    while (size > max)
+        size >>= 1;
+    return size;
+}
+
+/* One buffer area per queue: descriptor id i owns bytes [i * VNET_BUF_SIZE, +VNET_BUF_SIZE). */
+static int alloc_buffers(struct vnet *dev)
+{
+    size_t bytes = (size_t)dev->rx.size * VNET_BUF_SIZE;
+    dev->rx_buf = dev->plat.dma_alloc(dev->plat.ctx, bytes, &dev->rx_buf_phys);
+    dev->tx_buf = dev->plat.dma_alloc(dev->plat.ctx, bytes, &dev->tx_buf_phys);
+    return dev->rx_buf && dev->tx_buf ? 0 : -VNET_ENOMEM;
+}
+
+/* 3.1.1 step 7 for virtio-net (5.1.5): both queues; only receive may interrupt, on MSI-X
+ * entry 0. Transmit completions are reaped lazily, so the tx queue gets no vector at all. */
+static int setup_queues(struct vnet *dev, uint16_t size)
+{
+    bool event_idx = has(dev, VIRTIO_RING_F_EVENT_IDX);
+    int err = virtq_init(&dev->rx, &dev->plat, size, event_idx);
+    if (!err)
+        err = virtq_init(&dev->tx, &dev->plat, size, event_idx);
+    if (!err)
+        err = alloc_buffers(dev);
+    if (err)
+        return err;
+    uint16_t rx_vec = VIRTIO_MSI_NO_VECTOR, tx_vec = VIRTIO_MSI_NO_VECTOR;
+    if (dev->plat.irq_attach && dev->plat.irq_attach(dev->plat.ctx, 0) == 0)
+        rx_vec = 0;
+    vpci_no_config_irq(&dev->t);
+    err = vpci_queue_setup(&dev->t, VNET_RXQ, &dev->rx, &rx_vec);
+    if (!err)
+        err = vpci_queue_setup(&dev->t, VNET_TXQ, &dev->tx, &tx_vec);
+    dev->irq = rx_vec == 0;
+    virtq_irq_off(&dev->rx);
+    virtq_irq_off(&dev->tx);
+    return err;
+}
+
+/* The MAC (5.1.4), read until the configuration generation is stable (4.1.4.3.1). */
+static void read_mac(struct vnet *dev)
+{
+    if (!has(dev, VIRTIO_NET_F_MAC))
+        return;
+    uint8_t gen;
+    do {
+        gen = vpci_config_generation(&dev->t);
+        for (uint32_t i = 0; i < 6; i++)
+            dev->mac[i] = (uint8_t)vpci_config_read(&dev->t, i, 1);
+    } while (gen != vpci_config_generation(&dev->t));
+}
+
+/* Memory for struct vnet and its per-descriptor arrays, sized once the ring size is known. */
+static struct vnet *alloc_self(const struct vnet_platform *plat, uint16_t size)
+{
+    size_t bytes = sizeof(struct vnet) + (size_t)size * (2 * sizeof(uint16_t)
+                                                        + sizeof(struct vnet_rx_frame));
+    uint64_t phys;
+    struct vnet *dev = plat->dma_alloc(plat->ctx, bytes, &phys);
+    if (!dev)
+        return NULL;
+    dev->plat = *plat;
+    dev->self_size = bytes;
+    dev->frames = (struct vnet_rx_frame *)(dev + 1);
+    dev->held_id = (uint16_t *)(dev->frames + size);
+    dev->held_len = dev->held_id + size;
+    return dev;
+}
+
+static void free_all(struct vnet *dev)
+{
+    const struct vnet_platform p = dev->plat;
+    size_t bytes = (size_t)dev->rx.size * VNET_BUF_SIZE;
+    if (dev->rx_buf)
+        p.dma_free(p.ctx, dev->rx_buf, bytes);
+    if (dev->tx_buf)
+        p.dma_free(p.ctx, dev->tx_buf, bytes);
+    virtq_fini(&dev->rx, &p);
+    virtq_fini(&dev->tx, &p);
+    p.dma_free(p.ctx, dev, dev->self_size);
+}
+
+static bool valid_config(const struct vnet_config *cfg)
+{
+    uint16_t n = cfg->queue_size;
+    return n && !(n & (n - 1)) && n <= 32768 && cfg->batching_delay_us <= VNET_MAX_BATCHING_DELAY_US;
+}
+
+/* 3.1.1 in order: reset, ACKNOWLEDGE, DRIVER, features, FEATURES_OK, queues, config,
+ * DRIVER_OK; then the receive ring is filled. */
+static int init_device(struct vnet *dev, const struct vnet_config *cfg)
+{
+    int err = vpci_reset(&dev->t);
+    if (err)
+        return err;
+    vpci_add_status(&dev->t, VIRTIO_CONFIG_S_ACKNOWLEDGE);
+    vpci_add_status(&dev->t, VIRTIO_CONFIG_S_DRIVER);
+    if ((err = negotiate(dev)))
+        return err;
+    uint16_t size = pick_queue_size(dev, cfg->queue_size);
+    if (size < 2)
+        return -VNET_ENODEV;
+    if ((err = setup_queues(dev, size)))
+        return err;
+    read_mac(dev);
+    vpci_add_status(&dev->t, VIRTIO_CONFIG_S_DRIVER_OK);
+    dev->tx_hold_max = dev->rx_hold_max = (uint16_t)(size - size / 4);
+    vnet_refill_rx(dev);
+    return 0;
+}
+
+int vnet_open(struct vnet **out, const struct vnet_platform *plat, const struct vnet_config *cfg)
+{
+    struct vnet_config c = cfg ? *cfg : (struct vnet_config){ 0 };
+    if (!c.queue_size)
+        c.queue_size = VNET_DEFAULT_QUEUE_SIZE;
+    if (!valid_config(&c))
+        return -VNET_EINVAL;
+    struct vnet *dev = alloc_self(plat, c.queue_size);
+    if (!dev)
+        return -VNET_ENOMEM;
+    int err = vpci_find(&dev->t, &dev->plat);
+    if (!err) {
+        err = init_device(dev, &c);
+        if (err) {
+            vpci_add_status(&dev->t, VIRTIO_CONFIG_S_FAILED); /* 3.1.1 step "give up" */
+            vpci_reset(&dev->t);
+        }
+    }
+    if (err) {
+        free_all(dev);
+        return err;
+    }
+    vnet_set_batching_delay_us(dev, c.batching_delay_us);
+    vnet_set_idle_threshold_us(dev, c.idle_threshold_us);
+    dev->last_rx_tsc = vnet_now(dev);
+    *out = dev;
+    return 0;
+}
+
+/* Reset first: afterwards the device neither reads nor writes our memory (4.1.4.3.2), so
+ * freeing it is safe. A device that never finishes its reset is still released: the caller
+ * is giving it back to the kernel anyway. */
+void vnet_close(struct vnet *dev)
+{
+    if (!dev)
+        return;
+    vpci_reset(&dev->t);
+    free_all(dev);
+}
+
+int vnet_set_batching_delay_us(struct vnet *dev, uint32_t us)
+{
+    if (us > VNET_MAX_BATCHING_DELAY_US)
+        return -VNET_EINVAL;
+    dev->w_us = us;
+    dev->w_tsc = us_to_tsc(dev, us);
+    return 0;
+}
+
+uint32_t vnet_batching_delay_us(const struct vnet *dev)
+{
+    return dev->w_us;
+}
+
+void vnet_set_idle_threshold_us(struct vnet *dev, uint32_t us)
+{
+    dev->idle_us = us;
+    dev->idle_tsc = us_to_tsc(dev, us);
+}
+
+void vnet_mac(const struct vnet *dev, uint8_t mac[6])
+{
+    for (int i = 0; i < 6; i++)
+        mac[i] = dev->mac[i];
+}
+
+/* Reads the device status too (a VM exit, so not on the data path): a device that set
+ * NEEDS_RESET (2.1.2) is BROKEN from now on. */
+int vnet_link_up(struct vnet *dev)
+{
+    if (dev->broken || vpci_status(&dev->t) & VIRTIO_CONFIG_S_NEEDS_RESET) {
+        dev->broken = true;
+        return -VNET_EIO;
+    }
+    if (!has(dev, VIRTIO_NET_F_STATUS))
+        return 1;
+    return vpci_config_read(&dev->t, 6, 2) & VIRTIO_NET_S_LINK_UP ? 1 : 0;
+}
+
+void vnet_stats(const struct vnet *dev, struct vnet_stats *out)
+{
+    *out = dev->st;
+    out->interrupts = __atomic_load_n(&dev->st.interrupts, __ATOMIC_RELAXED);
+}
+
+uint64_t vnet_features(const struct vnet *dev)
+{
+    return dev->features;
+}

@@ -1,0 +1,125 @@
+/*
+ * virtio-net driver internals: the index of everything that crosses a file inside
+ * drivers/virtio-net (virtq.c: split virtqueues; virtio_pci.c: the modern PCI transport;
+ * virtio_net.c: the network device). Not for users of the driver: they include virtio_net.h.
+ *
+ * Ring structures and constants come from the virtio headers of linux-libc-dev, included
+ * through build/drivers/uapi (linux, asm, asm-generic links), so -nostdinc guest builds see
+ * no glibc header. All multi-byte ring fields are little-endian (spec 2.4, VERSION_1); the
+ * driver runs on x86-64 only, so they are used as they are.
+ */
+#ifndef NOM_DRIVERS_VNET_IMPL_H
+#define NOM_DRIVERS_VNET_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/virtio_config.h>
+#include <linux/virtio_net.h>
+#include <linux/virtio_pci.h>
+#include <linux/virtio_ring.h>
+
+#include "virtio_net.h"
+
+/* x86-64 orders stores with stores and loads with loads: the release/acquire fences only
+ * stop the compiler. Store-then-load (event index checks, spec 2.6.7.1/2.6.8.1) needs mfence. */
+#define vnet_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
+#define vnet_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define vnet_mb()  __atomic_thread_fence(__ATOMIC_SEQ_CST)
+
+/* ---- virtq.c: one split virtqueue (spec 2.6) ------------------------------------------- */
+struct virtq {
+    uint16_t size;          /* entries, power of two */
+    bool event_idx;         /* VIRTIO_RING_F_EVENT_IDX negotiated */
+    struct vring_desc *desc;
+    struct vring_avail *avail;
+    struct vring_used *used;
+    uint64_t desc_phys, avail_phys, used_phys;
+    void *mem;              /* the one DMA allocation holding the three parts */
+    size_t mem_size;
+    uint16_t avail_idx;     /* next avail->ring slot the driver fills (not yet published) */
+    uint16_t notified_idx;  /* avail->idx at the last notification check */
+    uint16_t last_used;     /* next used->ring entry to read */
+    uint16_t published_idx; /* avail->idx as last stored (the device never writes it) */
+    uint16_t notify_off;    /* queue_notify_off from the transport */
+    uint8_t *owned;         /* per descriptor: 1 while the device owns it */
+    uint16_t *free_ids;     /* stack of descriptors the driver holds */
+    uint16_t nfree;
+};
+
+/* virtq_used_next() results */
+enum { VIRTQ_EMPTY = 0, VIRTQ_ENTRY = 1, VIRTQ_BAD_ID = 2, VIRTQ_BROKEN = 3 };
+
+int virtq_init(struct virtq *q, const struct vnet_platform *p, uint16_t size, bool event_idx);
+void virtq_fini(struct virtq *q, const struct vnet_platform *p);
+int virtq_get_free(struct virtq *q);
+void virtq_put_free(struct virtq *q, uint16_t id);
+void virtq_add(struct virtq *q, uint16_t id, uint64_t addr, uint32_t len, uint16_t flags);
+uint16_t virtq_pending(const struct virtq *q);
+bool virtq_publish(struct virtq *q);
+int virtq_used_next(struct virtq *q, uint16_t *id, uint32_t *len);
+bool virtq_has_used(const struct virtq *q);
+void virtq_irq_off(struct virtq *q);
+bool virtq_irq_on(struct virtq *q);
+
+/* ---- virtio_pci.c: the virtio 1.x modern PCI transport (spec 4.1) ---------------------- */
+struct vpci_region {
+    uint32_t bar;
+    uint64_t off, len;
+};
+
+struct vpci {
+    const struct vnet_platform *p;
+    struct vpci_region common, notify, isr, device;
+    uint32_t notify_mult;   /* notify_off_multiplier (spec 4.1.4.4) */
+};
+
+int vpci_find(struct vpci *t, const struct vnet_platform *p);
+int vpci_reset(struct vpci *t);
+uint8_t vpci_status(struct vpci *t);
+void vpci_add_status(struct vpci *t, uint8_t bits);
+uint64_t vpci_device_features(struct vpci *t);
+void vpci_set_driver_features(struct vpci *t, uint64_t features);
+uint16_t vpci_queue_max(struct vpci *t, uint16_t qidx);
+int vpci_queue_setup(struct vpci *t, uint16_t qidx, struct virtq *q, uint16_t *msix);
+void vpci_no_config_irq(struct vpci *t);
+uint8_t vpci_config_generation(struct vpci *t);
+void vpci_notify(struct vpci *t, const struct virtq *q, uint16_t qidx);
+uint32_t vpci_config_read(struct vpci *t, uint32_t off, uint32_t size);
+
+/* ---- virtio_net.c and datapath.c: the network device (spec 5.1) ---------------------------- */
+#define VNET_RXQ 0             /* receiveq1 (5.1.2) */
+#define VNET_TXQ 1             /* transmitq1 */
+#define VNET_BUF_SIZE 2048u    /* one rx or tx buffer: header + frame, two per page */
+#define VNET_HDR_LEN ((uint32_t)sizeof(struct virtio_net_hdr_v1)) /* 12 with VERSION_1 (5.1.6) */
+
+struct vnet {
+    struct vnet_platform plat;
+    struct vpci t;
+    struct virtq rx, tx;
+    uint8_t *rx_buf, *tx_buf;  /* VNET_BUF_SIZE per descriptor id */
+    uint64_t rx_buf_phys, tx_buf_phys;
+    size_t self_size;          /* this allocation: struct vnet + the held-frame arrays */
+    uint64_t features;
+    uint8_t mac[6];
+    bool broken;
+    bool irq;                  /* the receive queue has an MSI-X vector */
+    uint32_t w_us, idle_us;
+    uint64_t w_tsc, idle_tsc;
+    uint16_t tx_hold_max, rx_hold_max; /* "close to full": 3/4 of the ring */
+    uint64_t tx_oldest_tsc;    /* when the oldest held tx frame was enqueued */
+    uint64_t rx_oldest_tsc;    /* when the oldest held rx frame was first seen */
+    uint64_t last_rx_tsc;      /* when a poll last found a new frame */
+    bool last_poll_empty;
+    uint16_t nheld;            /* received frames held (paper 3.6), in arrival order: */
+    uint16_t *held_id;         /*   their descriptor ids */
+    uint16_t *held_len;        /*   their frame lengths (header stripped) */
+    struct vnet_rx_frame *frames; /* scratch for one callback */
+    struct vnet_stats st;
+};
+
+void vnet_refill_rx(struct vnet *dev);
+uint64_t vnet_now(const struct vnet *dev);
+
+#endif /* NOM_DRIVERS_VNET_IMPL_H */
