@@ -1,0 +1,1 @@
+"""The paper's section-6 experiment: runner, guest driver protocol, analysis and report."""

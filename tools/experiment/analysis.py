@@ -1,0 +1,180 @@
+"""From records to the paper's numbers: per-phase figures, profit per run, means and deviations.
+
+Throughput T for profit is the guest's outbound traffic in Gbit/s (bytes on its tap, profit
+module docstring); throughput in the figures is operations/s, as in the paper. Latency and
+jitter are the mean and standard deviation of per-operation latency (paper 3.6). Exits/s under
+TCG are exit equivalents: guest notifications + interrupts delivered (vmcounters), under KVM
+KVM's own exit count. Every mean across runs comes with its sample standard deviation and n.
+"""
+import math
+import statistics
+
+from priceprovider import Schedule
+from profit import KINDS, Measurement, UtilityParams, run_profit
+
+
+
+def phase_figures(fig):
+    """Derived per-phase numbers of one run: a flat dict (None where not measured)."""
+    secs = fig["seconds"]
+    lat = fig.get("latency_us") or {}
+    c = fig.get("counters") or {}
+    ops_s = fig["ops"] / secs if secs else None
+    out = {
+        "ops_s": ops_s,
+        "gbps": fig["bytes_out"] * 8 / 1e9 / secs if secs and fig.get("bytes_out") is not None
+        else None,
+        "latency_us": lat.get("mean"), "p50_us": lat.get("p50"), "p99_us": lat.get("p99"),
+        "jitter_us": lat.get("stddev"),
+        "insns_per_req": c.get("insns_per_req"),
+        "exits_per_req": c.get("kvm_exits_per_req", c.get("exit_equiv_per_req")),
+        "irqs_per_req": c.get("kvm_injections_per_req", c.get("irqs_per_req")),
+        "cpu_util": c.get("vcpu_util"),
+    }
+    for per_req, per_s in (("exits_per_req", "exits_s"), ("irqs_per_req", "irqs_s")):
+        out[per_s] = out[per_req] * ops_s if out[per_req] is not None and ops_s else None
+    return out
+
+
+def measurements(record, change_at_s):
+    """The run as profit.Measurement intervals (samples if the driver gave them)."""
+    out = []
+    for phase, offset in (("many", 0.0), ("single", change_at_s)):
+        fig = record["phases"].get(phase)
+        if not fig:
+            continue
+        samples = fig.get("samples")
+        if not samples:
+            d = phase_figures(fig)
+            if d["gbps"] is None or d["latency_us"] is None:
+                return None
+            out.append(Measurement(offset, offset + fig["seconds"], d["gbps"], d["latency_us"],
+                                   d["jitter_us"] or 0.0))
+            continue
+        start = 0.0
+        for s in samples:
+            length = s["t_s"] - start
+            if length > 0 and s.get("latency_mean_us") is not None:
+                out.append(Measurement(offset + start, offset + s["t_s"],
+                                       s["bytes_out"] * 8 / 1e9 / length, s["latency_mean_us"],
+                                       s.get("latency_stddev_us") or 0.0))
+            start = s["t_s"]
+    return out
+
+
+def record_profit(record, plan, params):
+    """{kind: $} of one run, or None if the run lacks throughput or latency."""
+    ms = measurements(record, plan["change_at_s"])
+    if not ms:
+        return None
+    schedule = Schedule.parse(plan["schedule_text"])
+    result = {}
+    for kind in KINDS:
+        try:
+            result[kind] = run_profit(ms, schedule, kind, params)
+        except ValueError:  # e.g. a zero latency for the bonus
+            result[kind] = None
+    return result
+
+
+def stats(values):
+    """(mean, sample stddev, n) of the non-None values; (None, None, 0) if there are none."""
+    vals = [v for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    if not vals:
+        return None, None, 0
+    sd = statistics.stdev(vals) if len(vals) > 1 else 0.0
+    return statistics.fmean(vals), sd, len(vals)
+
+
+def params_of(plan_json):
+    p = plan_json.get("utility_params")
+    return UtilityParams(**p) if p else UtilityParams()
+
+
+class Analysis:
+    """Everything the report shows, from the records and the plan of one results folder."""
+
+    def __init__(self, records, plan_json):
+        self.plan = plan_json
+        self.params = params_of(plan_json)
+        self.ok = [r for r in records if r["status"] == "ok"]
+        self.not_ok = [r for r in records if r["status"] != "ok"]
+        for r in self.ok:
+            r["derived"] = {p: phase_figures(f) for p, f in r["phases"].items()}
+            r["profit"] = record_profit(r, plan_json, self.params)
+
+    # -- selection -------------------------------------------------------------------------
+    def runs(self, app, guest, variant):
+        return [r for r in self.ok if r["app"] == app and r["guest"] == guest
+                and r["variant"]["name"] == variant]
+
+    def figure(self, app, guest, variant, phase, name):
+        """(mean, stddev, n) of a derived figure across runs."""
+        return stats([r["derived"].get(phase, {}).get(name)
+                      for r in self.runs(app, guest, variant)])
+
+    def profit(self, app, guest, variant, kind):
+        return stats([(r["profit"] or {}).get(kind) for r in self.runs(app, guest, variant)])
+
+    def reasons(self, app, guest, variant=None):
+        """Distinct reasons why (app, guest[, variant]) did not run or failed."""
+        seen = []
+        for r in self.not_ok:
+            if r["app"] == app and r["guest"] == guest and (
+                    variant is None or r["variant"]["name"] == variant):
+                text = f"{r['status']}: {r.get('reason', '')}"
+                if text not in seen:
+                    seen.append(text)
+        return seen
+
+    # -- nom's batching delay (paper 6.5-6.7) ----------------------------------------------
+    def w_values(self, app):
+        ws = {r["variant"]["w_us"] for r in self.ok
+              if r["app"] == app and r["guest"] == "nom" and "w_us" in r["variant"]}
+        return sorted(ws)
+
+    def best_w(self, app):
+        """{"tpt": W of the best mean throughput under many, "lat": W of the best mean latency
+        under single}; a key is missing when no fixed-W run measured it."""
+        best = {}
+        ws = self.w_values(app)
+        tpt = [(self.figure(app, "nom", f"w={w:g}", "many", "ops_s")[0], w) for w in ws]
+        tpt = [(v, w) for v, w in tpt if v is not None]
+        if tpt:
+            best["tpt"] = max(tpt)[1]
+        lat = [(self.figure(app, "nom", f"w={w:g}", "single", "latency_us")[0], w) for w in ws]
+        lat = [(v, w) for v, w in lat if v is not None]
+        if lat:
+            best["lat"] = min(lat, key=lambda vw: (vw[0], vw[1]))[1]
+        return best
+
+    def nom_variant(self, app):
+        """The nom variant that stands for nom in the OS comparison: adaptive if it ran, else
+        the best-throughput fixed W (said so in the report)."""
+        if self.runs(app, "nom", "adaptive"):
+            return "adaptive"
+        best = self.best_w(app)
+        return f"w={best['tpt']:g}" if "tpt" in best else "adaptive"
+
+    def os_variant(self, app, guest):
+        return self.nom_variant(app) if guest == "nom" else "default"
+
+    def pareto(self, app):
+        """[(w, many ops/s, single latency, on_frontier)] of the fixed-W runs (paper 6.7)."""
+        pts = []
+        for w in self.w_values(app):
+            t = self.figure(app, "nom", f"w={w:g}", "many", "ops_s")[0]
+            lat = self.figure(app, "nom", f"w={w:g}", "single", "latency_us")[0]
+            if t is not None and lat is not None:
+                pts.append((w, t, lat))
+        out = []
+        for w, t, lat in pts:
+            dominated = any((t2 >= t and l2 <= lat) and (t2 > t or l2 < lat)
+                            for _, t2, l2 in pts)
+            out.append((w, t, lat, not dominated))
+        return out
+
+
+def ratio(a, b):
+    return a / b if a is not None and b not in (None, 0) else None
+

@@ -1,0 +1,57 @@
+"""Projection of per-request time on a hardware-KVM host from counts that TCG measures exactly.
+
+Under TCG the wall-clock speed of a guest says little about KVM, but what the guest *does* per
+request does not depend on the emulator: the instructions it executes and the events that would
+be VM exits (guest -> device notifications, interrupts delivered to it; paper table 2). The
+model:
+
+    time per request = instructions x CPI / f  +  exits x C_exit / f
+
+with exits = notifications + interrupts per request (under KVM: KVM's own exit count), and
+these constants (all parameters of project()):
+
+- f = 1.9 GHz: the clock of the paper's host (Intel Core i7-3517U, paper 6.1).
+- CPI = 1.0 cycle per instruction: an assumption, not a measurement (TCG cannot measure
+  cycles); kernel network paths typically run at 0.5-2 CPI on such cores, so the report gives
+  the instruction term at 0.5 and 2 as well.
+- C_exit = 2,000 cycles for the direct cost of an exit (the world switch out and back), as
+  measured for KVM on a Xeon X5570 by Landau, Ben-Yehuda and Gordon, "SplitX: Split
+  Guest/Hypervisor Execution on Multi-Core", WIOSCA 2011, table 1; the same paper shows the
+  indirect (cache) and synchronous (handling) costs can add an order of magnitude, so the
+  report also gives C_exit = 20,000 cycles as the high estimate.
+
+It ignores what the host does for the guest outside its exits (QEMU's device emulation runs
+in another thread) and the time a request waits, so it is a lower bound on latency, and its
+inverse an upper bound on the throughput of one vCPU.
+"""
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class KvmModel:
+    clock_hz: float = 1.9e9
+    cpi: float = 1.0
+    exit_cycles: float = 2000.0
+    cpi_range: tuple = (0.5, 2.0)
+    exit_cycles_high: float = 20000.0
+
+
+DEFAULT = KvmModel()
+
+
+def project_us(insns_per_req, exits_per_req, cpi, exit_cycles, clock_hz):
+    """Projected microseconds per request; None if either count is unknown."""
+    if insns_per_req is None or exits_per_req is None:
+        return None
+    return (insns_per_req * cpi + exits_per_req * exit_cycles) / clock_hz * 1e6
+
+
+def project(insns_per_req, exits_per_req, m=DEFAULT):
+    """{"us": central estimate, "low": best case, "high": worst case} per request."""
+    return {
+        "us": project_us(insns_per_req, exits_per_req, m.cpi, m.exit_cycles, m.clock_hz),
+        "low": project_us(insns_per_req, exits_per_req, m.cpi_range[0], m.exit_cycles,
+                          m.clock_hz),
+        "high": project_us(insns_per_req, exits_per_req, m.cpi_range[1], m.exit_cycles_high,
+                           m.clock_hz),
+    }

@@ -1,0 +1,68 @@
+"""The description of the machine and software a result was measured on (machine.json)."""
+import datetime
+import os
+import platform
+import subprocess
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# Debian packages whose versions decide the comparison (guests, load tools, emulator).
+PACKAGES = ("qemu-system-x86", "linux-image-amd64", "memcached", "libmemcached-tools", "wrk",
+            "netpipe-tcp", "nginx-light", "busybox-static")
+
+
+def _run(argv, cwd=None):
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, cwd=cwd, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return r.stdout.strip() if r.returncode == 0 else None
+
+
+def cpu_model(cpuinfo="/proc/cpuinfo"):
+    try:
+        with open(cpuinfo) as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def git_commit(top=TOP):
+    """(short commit, dirty?) of the work tree, ("unknown", False) outside git."""
+    commit = _run(["git", "rev-parse", "--short=10", "HEAD"], cwd=top) or "unknown"
+    status = _run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=top)
+    return commit, bool(status)
+
+
+def package_versions(names=PACKAGES):
+    out = {}
+    for name in names:
+        out[name] = _run(["dpkg-query", "-W", "-f=${Version}", name]) or "not installed"
+    return out
+
+
+def describe(accel, accel_reason):
+    commit, dirty = git_commit()
+    qemu = _run(["qemu-system-x86_64", "--version"])
+    return {
+        "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "accel": accel,
+        "accel_reason": accel_reason,
+        "cpu_model": cpu_model(),
+        "cpus": os.cpu_count(),
+        "host_kernel": platform.release(),
+        "qemu": qemu.splitlines()[0] if qemu else "not found",
+        "packages": package_versions(),
+        "python": platform.python_version(),
+        "commit": commit,
+        "dirty": dirty,
+    }
+
+
+def default_output(top=TOP):
+    """results/<UTC date>-<commit>[-dirty]: the folder a run writes into by default."""
+    commit, dirty = git_commit(top)
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    return os.path.join(top, "results", f"{date}-{commit}{'-dirty' if dirty else ''}")

@@ -1,0 +1,93 @@
+"""The experiment plan: which cells (application x guest x variant) run, how long, how often.
+
+Paper 6.1 and 6.5: every application on every guest for `duration` seconds, load "many" then
+"single" after `change_at` seconds, the price changing at the same moment; nom adaptive and nom
+with the batching delay fixed at each W of `w_values` (from which the best-throughput and
+best-latency W of figures 8-13 are picked); `runs` repetitions, interleaved so that a slow
+drift of the machine spreads over every cell alike.
+"""
+from dataclasses import asdict, dataclass, field
+
+APPS = ("memcached", "nhttpd", "netpipe")
+GUESTS = ("linux", "osv", "nom")
+PHASES = ("many", "single")
+DEFAULT_W = (0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40)
+
+
+@dataclass(frozen=True)
+class Cell:
+    app: str
+    guest: str
+    variant: dict = field(hash=False, compare=False)
+
+    @property
+    def variant_name(self):
+        return self.variant["name"]
+
+    @property
+    def key(self):
+        """The cell's folder name under raw/<app>/: GUEST-VARIANT."""
+        return f"{self.guest}-{self.variant_name}"
+
+
+@dataclass
+class Plan:
+    apps: tuple = APPS
+    guests: tuple = GUESTS
+    w_values: tuple = DEFAULT_W
+    adaptive: bool = True
+    runs: int = 5
+    duration_s: float = 120.0
+    change_at_s: float = 60.0
+    low_price: float = 1.0
+    high_price: float = 10.0
+    boot_estimate_s: float = 40.0  # until measured: TCG boots of the three guests take 5-40 s
+
+    def __post_init__(self):
+        if not 0 < self.change_at_s < self.duration_s:
+            raise ValueError("the change must fall inside the run (0 < change_at < duration)")
+        if self.runs < 1:
+            raise ValueError("runs must be >= 1")
+        for a in self.apps:
+            if a not in APPS:
+                raise ValueError(f"unknown application {a!r} (one of {', '.join(APPS)})")
+        for g in self.guests:
+            if g not in GUESTS:
+                raise ValueError(f"unknown guest {g!r} (one of {', '.join(GUESTS)})")
+
+    def schedule_text(self):
+        """The price provider's schedule for one run (priceprovider.Schedule syntax)."""
+        return f"0:{self.low_price:g}, {self.change_at_s:g}:{self.high_price:g}"
+
+    def phase_seconds(self):
+        return {"many": self.change_at_s, "single": self.duration_s - self.change_at_s}
+
+    def cells(self):
+        out = []
+        for app in self.apps:
+            for guest in self.guests:
+                if guest != "nom":
+                    out.append(Cell(app, guest, {"name": "default"}))
+                    continue
+                if self.adaptive:
+                    out.append(Cell(app, guest, {"name": "adaptive"}))
+                for w in self.w_values:
+                    out.append(Cell(app, guest, {"name": f"w={w:g}", "w_us": w}))
+        return out
+
+    def schedule(self):
+        """[(run, cell)] in the order they run: every cell once per run."""
+        return [(run, cell) for run in range(1, self.runs + 1) for cell in self.cells()]
+
+    def to_json(self):
+        d = asdict(self)
+        d["schedule_text"] = self.schedule_text()
+        return d
+
+
+def quick_plan(**overrides):
+    """CI's short mode: 2 x 5 s phases, 1 run, Linux and nom with one application."""
+    base = dict(apps=("nhttpd",), guests=("linux", "nom"), w_values=(0, 20), runs=1,
+                duration_s=10.0, change_at_s=5.0)
+    base.update(overrides)
+    return Plan(**base)

@@ -1,0 +1,361 @@
+"""The report of a results folder: report.md and PNG plots regenerating paper figures 2-16 and
+tables 1-2, the nom/Linux/OSv summary and the KVM projection, from the records alone.
+
+`python3 tools/experiment/run.py --report-only RESULTS_DIR` regenerates it. Every number comes from a
+record; a guest, application or variant without records shows "not run" with the reasons the
+runner recorded, never a number.
+"""
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, no display
+import matplotlib.pyplot as plt  # noqa: E402
+
+from profit import KINDS  # noqa: E402
+
+from . import kvmmodel  # noqa: E402
+from .analysis import Analysis, ratio  # noqa: E402
+from .plan import APPS, GUESTS, PHASES  # noqa: E402
+from .results import Results  # noqa: E402
+
+GUEST_LABEL = {"linux": "Linux", "osv": "OSv", "nom": "nom"}
+GUEST_COLOR = {"linux": "#4c72b0", "osv": "#dd8452", "nom": "#55a868"}
+FIRST_FIG = {"perf": 2, "profit": 5, "static": 8, "wsweep": 11, "pareto": 14}
+
+
+def fmt(value, digits=3):
+    """A number with `digits` significant digits, thousands separated; '-' for None."""
+    if value is None:
+        return "-"
+    if value == 0:
+        return "0"
+    mag = abs(value)
+    if mag >= 10 ** digits:
+        return f"{value:,.0f}"
+    return f"{value:,.{max(0, digits - 1 - int(f'{mag:e}'.split('e')[1]))}f}"
+
+
+def fmt_stat(s, digits=3):
+    mean, sd, n = s
+    if n == 0:
+        return "not run"
+    return fmt(mean, digits) + (f" ± {fmt(sd, 2)}" if n > 1 else "") + (f" (n={n})" if n != 1
+                                                                        else "")
+
+
+def fmt_ratio(r):
+    return "-" if r is None else f"{r:.2f}x"
+
+
+class Report:
+    def __init__(self, folder):
+        self.res = Results(folder)
+        self.machine = self.res.read_json("machine.json")
+        self.plan = self.res.read_json("plan.json")
+        self.a = Analysis(self.res.records(), self.plan)
+        self.apps = [a for a in APPS if a in self.plan["apps"]]
+        self.guests = [g for g in GUESTS if g in self.plan["guests"]]
+        self.lines = []
+        self.pngs = []
+
+    # -- output helpers ----------------------------------------------------------------------
+    def out(self, *lines):
+        self.lines.extend(lines)
+
+    def save(self, fig, name):
+        fig.tight_layout()
+        fig.savefig(os.path.join(self.res.path, name), dpi=110)
+        plt.close(fig)
+        self.pngs.append(name)
+        return name
+
+    def not_run_text(self, app, guest, variant=None):
+        reasons = self.a.reasons(app, guest, variant)
+        return "; ".join(reasons) if reasons else "not in this plan"
+
+    # -- the report --------------------------------------------------------------------------
+    def write(self):
+        m = self.machine
+        self.out(f"# nom vs Linux vs OSv: accelerator {m['accel'].upper()} ({m['accel_reason']})",
+                 "",
+                 f"Measured {m['date_utc']} on {m['cpu_model']} ({m['cpus']} CPUs), {m['qemu']}, "
+                 f"host kernel {m['host_kernel']}, commit {m['commit']}"
+                 f"{' (work tree modified)' if m['dirty'] else ''}.", "",
+                 f"Plan: {self.plan['runs']} run(s) of {fmt(self.plan['duration_s'])} s per cell; "
+                 f"load *many* then *single* and price {self.plan['schedule_text']} ($/Gbit, "
+                 f"change at {fmt(self.plan['change_at_s'])} s); nom batching delays "
+                 f"{', '.join(f'{w:g}' for w in self.plan['w_values'])} us"
+                 f"{' and adaptive' if self.plan['adaptive'] else ''}. Values are mean ± sample "
+                 "standard deviation across runs (n = runs that measured the value). "
+                 "Raw figures: `raw/`, `figures.csv`, `profit.csv`; machine: `machine.json`.", "")
+        self.summary()
+        self.missing()
+        self.performance()
+        self.table1()
+        self.table2()
+        self.profits()
+        self.static_vs_adaptive()
+        self.batching()
+        self.pareto()
+        self.kvm_projection()
+        path = os.path.join(self.res.path, "report.md")
+        with open(path, "w") as f:
+            f.write("\n".join(self.lines) + "\n")
+        return path
+
+    def summary(self):
+        self.out("## Summary: nom vs Linux vs OSv", "",
+                 "Throughput under *many* load, latency and jitter under *single*, exits/s "
+                 "(under TCG: exit equivalents, notifications + interrupts) under *many*, and "
+                 "profit of the whole run. nom is its adaptive variant unless marked.", "",
+                 "| app | metric | nom | Linux | OSv | nom/Linux | nom/OSv |",
+                 "|---|---|---|---|---|---|---|")
+        metrics = [("throughput (ops/s)", "many", "ops_s"), ("latency (us)", "single",
+                   "latency_us"), ("jitter (us)", "single", "jitter_us"),
+                   ("exits/s", "many", "exits_s")]
+        for app in self.apps:
+            nomv = self.a.nom_variant(app)
+            label = app if nomv == "adaptive" else f"{app} (nom {nomv})"
+            for title, phase, name in metrics:
+                vals = {g: self.a.figure(app, g, self.a.os_variant(app, g), phase, name)
+                        for g in ("nom", "linux", "osv")}
+                self._summary_row(label, title, vals)
+            for kind in KINDS:
+                vals = {g: self.a.profit(app, g, self.a.os_variant(app, g), kind)
+                        for g in ("nom", "linux", "osv")}
+                self._summary_row(label, f"profit, {kind} ($)", vals)
+        self.out("")
+
+    def _summary_row(self, app, title, vals):
+        cells = [fmt_stat(vals[g]) for g in ("nom", "linux", "osv")]
+        r_l = ratio(vals["nom"][0], vals["linux"][0])
+        r_o = ratio(vals["nom"][0], vals["osv"][0])
+        self.out(f"| {app} | {title} | " + " | ".join(cells) +
+                 f" | {fmt_ratio(r_l)} | {fmt_ratio(r_o)} |")
+
+    def missing(self):
+        rows = {}
+        for r in self.a.not_ok:
+            key = (r["app"], r["guest"], r["variant"]["name"], r["status"], r.get("reason", ""))
+            rows.setdefault(key, []).append(r["run"])
+        if not rows:
+            return
+        self.out("## Cells not run or failed", "", "| app | guest | variant | status | reason |",
+                 "|---|---|---|---|---|")
+        for (app, guest, variant, status, reason), runs in sorted(rows.items()):
+            reason = reason.replace("|", "/").replace("\n", " ")
+            self.out(f"| {app} | {GUEST_LABEL[guest]} | {variant} | {status} "
+                     f"(run {', '.join(map(str, runs))}) | {reason} |")
+        self.out("")
+
+    # -- paper 6.2: figures 2-4, tables 1-2 --------------------------------------------------
+    def _bars(self, ax, groups, series, title, ylabel):
+        """Grouped bars with error bars: groups (x labels), series {label: ([stat], color)}."""
+        width = 0.8 / max(1, len(series))
+        for i, (label, (stat_list, color)) in enumerate(series.items()):
+            xs = [j + (i - (len(series) - 1) / 2) * width for j in range(len(groups))]
+            means = [s[0] if s[0] is not None else 0 for s in stat_list]
+            errs = [s[1] or 0 for s in stat_list]
+            bars = ax.bar(xs, means, width, yerr=errs, capsize=3, label=label, color=color)
+            for bar, s in zip(bars, stat_list):
+                if s[2] == 0:
+                    ax.annotate("not run", (bar.get_x() + bar.get_width() / 2, 0),
+                                ha="center", va="bottom", rotation=90, fontsize=7)
+        ax.set_xticks(range(len(groups)))
+        ax.set_xticklabels(groups)
+        ax.set_title(title)
+        ax.set_ylabel(ylabel)
+        ax.legend(fontsize=8)
+
+    def performance(self):
+        self.out("## Performance (paper 6.2)", "")
+        for i, app in enumerate(self.apps):
+            n = FIRST_FIG["perf"] + APPS.index(app)
+            if not any(self.a.runs(app, g, self.a.os_variant(app, g)) for g in self.guests):
+                self.out(f"Figure {n}: {app} throughput and latency: not run ("
+                         + "; ".join(f"{GUEST_LABEL[g]}: {self.not_run_text(app, g)}"
+                                     for g in self.guests) + ").", "")
+                continue
+            fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.6))
+            for ax, name, title, unit in ((ax1, "ops_s", "throughput", "operations/s"),
+                                          (ax2, "latency_us", "latency", "us")):
+                series = {GUEST_LABEL[g]: ([self.a.figure(app, g, self.a.os_variant(app, g), p,
+                                                          name) for p in PHASES],
+                                           GUEST_COLOR[g]) for g in self.guests}
+                self._bars(ax, list(PHASES), series, f"{app} {title}", unit)
+            png = self.save(fig, f"fig{n:02d}-{app}-performance.png")
+            self.out(f"Figure {n}: {app} throughput and latency", "", f"![figure {n}]({png})", "")
+            for g in self.guests:
+                if not self.a.runs(app, g, self.a.os_variant(app, g)):
+                    self.out(f"- {GUEST_LABEL[g]}: {self.not_run_text(app, g)}")
+            self.out("")
+
+    def table1(self):
+        app = "memcached" if "memcached" in self.apps else (self.apps[0] if self.apps else None)
+        if app is None:
+            return
+        self.out(f"### Table 1: {app} latency and jitter (us)", "",
+                 "| scenario | OS | latency | p50 | p99 | jitter |", "|---|---|---|---|---|---|")
+        for phase in PHASES:
+            for g in self.guests:
+                v = self.a.os_variant(app, g)
+                cells = [fmt_stat(self.a.figure(app, g, v, phase, k))
+                         for k in ("latency_us", "p50_us", "p99_us", "jitter_us")]
+                self.out(f"| {phase} | {GUEST_LABEL[g]} | " + " | ".join(cells) + " |")
+        self.out("")
+
+    def table2(self):
+        self.out("### Table 2: exits, interrupt injections and CPU utilization", "",
+                 "Under TCG there are no VM exits: *exits* are the events that would be exits "
+                 "under KVM (guest notifications + interrupts delivered), *irq injections* the "
+                 "interrupts delivered; instructions per request come from our TCG plugin. "
+                 "CPU utilization is the vCPU thread's share of a host core.", "",
+                 "| app | metric | OS | many | single |", "|---|---|---|---|---|")
+        metrics = (("exits/s", "exits_s"), ("irq injections/s", "irqs_s"),
+                   ("CPU utilization", "cpu_util"), ("exits/request", "exits_per_req"),
+                   ("instructions/request", "insns_per_req"))
+        for app in self.apps:
+            for title, name in metrics:
+                for g in self.guests:
+                    v = self.a.os_variant(app, g)
+                    cells = [fmt_stat(self.a.figure(app, g, v, p, name)) for p in PHASES]
+                    self.out(f"| {app} | {title} | {GUEST_LABEL[g]} | " + " | ".join(cells) + " |")
+        self.out("")
+
+    # -- paper 6.4-6.5: figures 5-10 ----------------------------------------------------------
+    def profits(self):
+        self.out("## Profit (paper 6.4)", "",
+                 "Profit of a run = integral of U(T, L, sigma, P) over the run, in $, with T in "
+                 "Gbit/s of the guest's outbound traffic and the units of tools/profit/utility.py "
+                 f"(alpha {self.a.params.alpha:g}, beta {self.a.params.beta:g} per "
+                 f"{self.a.params.refund_unit_us:g} us, gamma {self.a.params.gamma:g} x "
+                 f"{self.a.params.bonus_unit_us:g} us, X {self.a.params.x:g}, "
+                 f"L0 {self.a.params.l0_us:g} us).", "")
+        for app in self.apps:
+            n = FIRST_FIG["profit"] + APPS.index(app)
+            series = {GUEST_LABEL[g]: ([self.a.profit(app, g, self.a.os_variant(app, g), k)
+                                        for k in KINDS], GUEST_COLOR[g]) for g in self.guests}
+            self._profit_figure(n, app, f"{app} profit", series, f"fig{n:02d}-{app}-profit.png")
+
+    def _profit_figure(self, n, app, title, series, png):
+        if not any(s[2] for stats, _ in series.values() for s in stats):
+            self.out(f"Figure {n}: {title}: not run.", "")
+            return
+        fig, ax = plt.subplots(figsize=(6.5, 3.6))
+        self._bars(ax, list(KINDS), series, title, "$ per run")
+        ax.axhline(0, color="black", linewidth=0.6)
+        self.save(fig, png)
+        self.out(f"Figure {n}: {title}", "", f"![figure {n}]({png})", "",
+                 "| utility | " + " | ".join(series) + " |",
+                 "|---|" + "---|" * len(series))
+        for i, k in enumerate(KINDS):
+            self.out(f"| {k} | " + " | ".join(fmt_stat(s[i]) for s, _ in series.values()) + " |")
+        self.out("")
+
+    def static_vs_adaptive(self):
+        self.out("## Static vs adaptive batching delay (paper 6.5)", "",
+                 "tpt: nom fixed at the W with the best mean throughput under *many*; lat: at "
+                 "the W with the best mean latency under *single*; adp: nom adaptive.", "")
+        for app in self.apps:
+            n = FIRST_FIG["static"] + APPS.index(app)
+            best = self.a.best_w(app)
+            series = {}
+            for col, color in (("tpt", "#8172b3"), ("lat", "#c44e52"), ("adp", "#55a868")):
+                if col == "adp":
+                    variant, label = "adaptive", "adp"
+                elif col in best:
+                    variant, label = f"w={best[col]:g}", f"{col} (W={best[col]:g})"
+                else:
+                    variant, label = None, f"{col} (no fixed-W run)"
+                stats = [self.a.profit(app, "nom", variant, k) if variant else (None, None, 0)
+                         for k in KINDS]
+                series[label] = (stats, color)
+            self._profit_figure(n, app, f"{app} profit: static vs adaptive", series,
+                                f"fig{n:02d}-{app}-static-vs-adaptive.png")
+
+    # -- paper 6.6-6.7: figures 11-16 ---------------------------------------------------------
+    def batching(self):
+        self.out("## Effect of the batching delay (paper 6.6)", "")
+        for app in self.apps:
+            n = FIRST_FIG["wsweep"] + APPS.index(app)
+            ws = self.a.w_values(app)
+            if not ws:
+                self.out(f"Figure {n}: {app} throughput and latency vs W: not run ("
+                         f"{self.not_run_text(app, 'nom')}).", "")
+                continue
+            tp = [self.a.figure(app, "nom", f"w={w:g}", "many", "ops_s") for w in ws]
+            lat = [self.a.figure(app, "nom", f"w={w:g}", "single", "latency_us") for w in ws]
+            fig, ax1 = plt.subplots(figsize=(6.5, 3.6))
+            ax1.errorbar(ws, [s[0] for s in tp], yerr=[s[1] or 0 for s in tp], marker="o",
+                         color="#4c72b0", capsize=3, label="throughput (many)")
+            ax1.set_xlabel("batching delay W (us)")
+            ax1.set_ylabel("operations/s (many)")
+            ax2 = ax1.twinx()
+            ax2.errorbar(ws, [s[0] for s in lat], yerr=[s[1] or 0 for s in lat], marker="s",
+                         color="#c44e52", capsize=3, label="latency (single)")
+            ax2.set_ylabel("latency, us (single)")
+            ax1.set_title(f"{app}: throughput and latency vs batching delay")
+            fig.legend(loc="upper center", fontsize=8, bbox_to_anchor=(0.5, 0.9))
+            png = self.save(fig, f"fig{n:02d}-{app}-batching-delay.png")
+            self.out(f"Figure {n}: {app} throughput (many) and latency (single) vs batching "
+                     "delay", "", f"![figure {n}]({png})", "",
+                     "| W (us) | ops/s (many) | latency us (single) |", "|---|---|---|")
+            for w, t, la in zip(ws, tp, lat):
+                self.out(f"| {w:g} | {fmt_stat(t)} | {fmt_stat(la)} |")
+            self.out("")
+
+    def pareto(self):
+        self.out("## Throughput/latency Pareto frontier (paper 6.7)", "")
+        for app in self.apps:
+            n = FIRST_FIG["pareto"] + APPS.index(app)
+            pts = self.a.pareto(app)
+            if not pts:
+                self.out(f"Figure {n}: {app} Pareto frontier: not run.", "")
+                continue
+            fig, ax = plt.subplots(figsize=(6.5, 3.6))
+            for w, t, lat, front in pts:
+                ax.plot(t, lat, "o", color="#4c72b0" if front else "black")
+                ax.annotate(f"{w:g}", (t, lat), textcoords="offset points", xytext=(0, 5),
+                            ha="center", fontsize=7)
+            front = sorted((t, lat) for _, t, lat, f in pts if f)
+            ax.plot([p[0] for p in front], [p[1] for p in front], "-", color="#4c72b0")
+            ax.set_xlabel("throughput, operations/s (many)")
+            ax.set_ylabel("latency, us (single)")
+            ax.set_title(f"{app}: throughput/latency Pareto frontier (labels: W in us)")
+            png = self.save(fig, f"fig{n:02d}-{app}-pareto.png")
+            on = ", ".join(f"{w:g}" for w, _, _, f in pts if f)
+            self.out(f"Figure {n}: {app} throughput/latency Pareto frontier (blue; W on it: "
+                     f"{on})", "", f"![figure {n}]({png})", "")
+
+    # -- the KVM projection -------------------------------------------------------------------
+    def kvm_projection(self):
+        m = kvmmodel.DEFAULT
+        self.out("## Projection to a hardware-KVM host", "",
+                 "time per request = instructions x CPI / f + exits x C_exit / f, with "
+                 f"f = {m.clock_hz / 1e9:g} GHz (the paper's host, i7-3517U), CPI = {m.cpi:g} "
+                 f"(assumed; range {m.cpi_range[0]:g}-{m.cpi_range[1]:g}), C_exit = "
+                 f"{m.exit_cycles:,.0f} cycles (direct cost of a KVM exit, SplitX, WIOSCA 2011, "
+                 f"table 1; high estimate {m.exit_cycles_high:,.0f} with indirect and handling "
+                 "costs). Exits are the measured exit equivalents (notifications + interrupts) "
+                 "per request. The model leaves out host-side device emulation and queueing, so "
+                 "it is a lower bound on per-request time; see tools/experiment/kvmmodel.py.", "",
+                 "| app | OS | phase | instructions/req | exits/req | projected us/req "
+                 "(low-high) |", "|---|---|---|---|---|---|")
+        for app in self.apps:
+            for g in self.guests:
+                v = self.a.os_variant(app, g)
+                for phase in PHASES:
+                    ins = self.a.figure(app, g, v, phase, "insns_per_req")[0]
+                    ex = self.a.figure(app, g, v, phase, "exits_per_req")[0]
+                    p = kvmmodel.project(ins, ex, m)
+                    proj = "not measured" if p["us"] is None else (
+                        f"{fmt(p['us'])} ({fmt(p['low'])}-{fmt(p['high'])})")
+                    self.out(f"| {app} | {GUEST_LABEL[g]} | {phase} | {fmt(ins)} | {fmt(ex)} | "
+                             f"{proj} |")
+        self.out("")
+
+
+def write_report(folder):
+    """Writes report.md and the PNGs into folder; returns report.md's path."""
+    return Report(folder).write()

@@ -1,0 +1,184 @@
+"""The experiment runner: every cell of the plan through its guest driver, records, report.
+
+One cell of one run (paper 6.1): the driver boots the guest with the application; the price
+provider, started held inside the guest's network before the guest boots, is released (SIGUSR1)
+the moment the "many" load starts, so that its price change falls on the load change; "single"
+load follows; the driver stops the guest whatever happened. A cell that cannot run is
+recorded as "not run" with the driver's reason, a cell that fails as "failed" with the error.
+Ctrl-C or SIGTERM stop the current cell cleanly, keep what was recorded and still write the
+report.
+"""
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import asdict
+
+from nomvm import choose_accel
+from priceprovider import DEFAULT_PORT
+from profit import DEFAULT_PARAMS
+
+from . import drivers, kvmmodel
+from .driver import GuestError, check_figures
+from .machine import default_output, describe
+from .plan import APPS, DEFAULT_W, GUESTS, PHASES, Plan, quick_plan
+from .progress import Progress
+from .report import write_report
+from .results import Results
+from .tables import write_tables
+
+TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(
+        prog="run.py", description="nom vs Linux vs OSv, paper section 6 (tools/experiment/README.md)")
+    ap.add_argument("--apps", default=",".join(APPS), help="comma-separated: " + ", ".join(APPS))
+    ap.add_argument("--guests", default=",".join(GUESTS),
+                    help="comma-separated: " + ", ".join(GUESTS))
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--duration", type=float, default=120.0, help="seconds per run of a cell")
+    ap.add_argument("--change-at", type=float, help="seconds until load and price change "
+                    "(default: half the duration)")
+    ap.add_argument("--w-values", default=",".join(map(str, DEFAULT_W)),
+                    help="nom's fixed batching delays, us (empty: none)")
+    ap.add_argument("--no-adaptive", action="store_true", help="skip nom adaptive")
+    ap.add_argument("--prices", default="1,10", help="LOW,HIGH $/Gbit before/after the change")
+    ap.add_argument("--quick", action="store_true",
+                    help="CI: 2 x 5 s phases, 1 run, Linux and nom, nhttpd (flags override)")
+    ap.add_argument("--osv-image", default=os.environ.get("NOM_OSV_IMAGE"),
+                    help="OSv image to run (also NOM_OSV_IMAGE); without it OSv is not run")
+    ap.add_argument("--output", help="results folder (default results/<date>-<commit>)")
+    ap.add_argument("--report-only", metavar="DIR", help="only regenerate DIR's report")
+    args = ap.parse_args(argv)
+    args.explicit = {a.split("=")[0] for a in (argv if argv is not None else sys.argv[1:])
+                     if a.startswith("--")}
+    return args
+
+
+def plan_of(args):
+    """The Plan the arguments ask for; --quick sets defaults that explicit flags override."""
+    low, high = (float(x) for x in args.prices.split(","))
+    given = {
+        "--apps": ("apps", tuple(a for a in args.apps.split(",") if a)),
+        "--guests": ("guests", tuple(g for g in args.guests.split(",") if g)),
+        "--runs": ("runs", args.runs),
+        "--duration": ("duration_s", args.duration),
+        "--w-values": ("w_values", tuple(float(w) for w in args.w_values.split(",") if w)),
+    }
+    fields = {"adaptive": not args.no_adaptive, "low_price": low, "high_price": high}
+    for flag, (name, value) in given.items():
+        if not args.quick or flag in args.explicit:
+            fields[name] = value
+    base = quick_plan() if args.quick else Plan()
+    duration = fields.get("duration_s", base.duration_s)
+    fields["change_at_s"] = args.change_at if args.change_at is not None else duration / 2
+    return Plan(**dict(asdict(base), **fields))
+
+
+def start_provider(driver, plan, workdir):
+    """The price provider, held, inside the guest's network (its log beside the raw data)."""
+    log = open(os.path.join(workdir, "priceprovider.log"), "w")
+    argv = [sys.executable, "-m", "priceprovider", "--bind", driver.host_address(),
+            "--port", str(DEFAULT_PORT), "--hold", "--schedule", plan.schedule_text()]
+    proc = driver.spawn(argv, cwd=TOOLS, stdout=log, stderr=subprocess.STDOUT)
+    proc.log = log
+    return proc
+
+
+def stop_provider(proc):
+    if proc is None:
+        return
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    proc.log.close()
+
+
+def run_cell(driver, cell, run, plan, res, progress):
+    """Runs one cell once and writes its record; returns the record's status."""
+    label = f"{cell.app} on {cell.guest} {cell.variant_name}, run {run}/{plan.runs}"
+    reason = driver.unavailable(cell.app, cell.variant)
+    if reason:
+        progress.label = f"{label}: not run"
+        res.write_record(cell, run, {"status": "not run", "reason": reason})
+        progress.cell_done()
+        return "not run"
+    workdir = res.cell_dir(cell, run)
+    secs = plan.phase_seconds()
+    provider = None
+    record = {"status": "failed", "reason": "interrupted"}
+
+    def network_ready():
+        nonlocal provider
+        provider = start_provider(driver, plan, workdir)
+
+    try:
+        progress.step(f"{label}: booting", plan.boot_estimate_s, plan.duration_s)
+        t0 = time.monotonic()
+        info = driver.start(cell.app, cell.variant, workdir, on_network=network_ready)
+        progress.boot_took(time.monotonic() - t0)
+        if provider is None:
+            network_ready()
+        phases = {}
+        for i, phase in enumerate(PHASES):
+            progress.step(f"{label}: {phase}", secs[phase],
+                          sum(secs[p] for p in PHASES[i + 1:]))
+            if i == 0:
+                provider.send_signal(signal.SIGUSR1)  # the price clock starts with the load
+            phases[phase] = check_figures(driver.load(phase, secs[phase]))
+        record = {"status": "ok", "info": info, "phases": phases}
+    except GuestError as e:
+        record = {"status": "failed", "reason": str(e)}
+    finally:
+        try:
+            driver.stop()
+        finally:
+            stop_provider(provider)
+            res.write_record(cell, run, record)
+            progress.cell_done()
+    return record["status"]
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.report_only:
+        write_tables(args.report_only)
+        print(write_report(args.report_only))
+        return 0
+    try:
+        plan = plan_of(args)
+    except ValueError as e:
+        print(f"run.py: {e}", file=sys.stderr)
+        return 2
+    accel, reason = choose_accel()
+    res = Results(args.output or default_output())
+    res.write_json("machine.json", describe(accel, reason))
+    res.write_json("plan.json", dict(plan.to_json(), utility_params=asdict(DEFAULT_PARAMS),
+                                     kvm_model=asdict(kvmmodel.DEFAULT)))
+    print(f"experiment: accelerator {accel.upper()} ({reason}); results in {res.path}",
+          file=sys.stderr)
+    guests = drivers.load(plan.guests, accel=accel, osv_image=args.osv_image)
+    schedule = plan.schedule()
+    signal.signal(signal.SIGTERM, _interrupt)
+    interrupted = False
+    try:
+        with Progress(len(schedule), plan.duration_s, plan.boot_estimate_s) as progress:
+            for run, cell in schedule:
+                run_cell(guests[cell.guest], cell, run, plan, res, progress)
+    except KeyboardInterrupt:
+        interrupted = True
+        print("experiment: interrupted; writing the report of what ran", file=sys.stderr)
+    write_tables(res.path)
+    print(write_report(res.path))
+    return 130 if interrupted else 0

@@ -1,0 +1,34 @@
+"""figures.csv and profit.csv: every derived figure and profit of every run, one row each."""
+import csv
+import os
+
+from profit import KINDS
+
+from .analysis import Analysis
+from .results import Results
+
+FIGURE_COLUMNS = ("ops_s", "gbps", "latency_us", "p50_us", "p99_us", "jitter_us",
+                  "insns_per_req", "exits_per_req", "irqs_per_req", "exits_s", "irqs_s",
+                  "cpu_util")
+
+
+def write_tables(folder):
+    res = Results(folder)
+    a = Analysis(res.records(), res.read_json("plan.json"))
+    key = ("app", "guest", "variant", "run")
+    with open(os.path.join(res.path, "figures.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(key + ("phase", "ops", "seconds", "bytes_out") + FIGURE_COLUMNS)
+        for r in a.ok:
+            for phase, fig in r["phases"].items():
+                d = r["derived"][phase]
+                w.writerow((r["app"], r["guest"], r["variant"]["name"], r["run"], phase,
+                            fig["ops"], fig["seconds"], fig["bytes_out"])
+                           + tuple(d[c] for c in FIGURE_COLUMNS))
+    with open(os.path.join(res.path, "profit.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(key + KINDS)
+        for r in a.ok:
+            p = r["profit"] or {}
+            w.writerow((r["app"], r["guest"], r["variant"]["name"], r["run"])
+                       + tuple(p.get(k) for k in KINDS))
