@@ -17,7 +17,6 @@ import time
 from dataclasses import asdict
 
 from nomvm import choose_accel
-from priceprovider import DEFAULT_PORT
 from profit import DEFAULT_PARAMS
 
 from . import drivers, kvmmodel
@@ -78,13 +77,21 @@ def plan_of(args):
     return Plan(**dict(asdict(base), **fields))
 
 
-def start_provider(driver, plan, workdir):
-    """The price provider, held, inside the guest's network (its log beside the raw data)."""
-    log = open(os.path.join(workdir, "priceprovider.log"), "w")
+def start_provider(driver, plan, workdir, timeout_s=30.0):
+    """The price provider, held, inside the guest's network (its log beside the raw data);
+    returns once it listens, so that SIGUSR1 finds its handler installed."""
+    path = os.path.join(workdir, "priceprovider.log")
+    log = open(path, "w")
     argv = [sys.executable, "-m", "priceprovider", "--bind", driver.host_address(),
-            "--port", str(DEFAULT_PORT), "--hold", "--schedule", plan.schedule_text()]
+            "--port", str(plan.price_port), "--hold", "--schedule", plan.schedule_text()]
     proc = driver.spawn(argv, cwd=TOOLS, stdout=log, stderr=subprocess.STDOUT)
     proc.log = log
+    deadline = time.monotonic() + timeout_s
+    while "listening on" not in open(path).read():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            stop_provider(proc)
+            raise GuestError("the price provider did not start: " + open(path).read().strip())
+        time.sleep(0.05)
     return proc
 
 

@@ -1,0 +1,100 @@
+"""What every guest driver shares: a NetLab of its own, the VM counters, the billed bytes.
+
+A guest driver (linux_driver.py, osv_driver.py, nom_driver.py) subclasses LabDriver and
+supplies three things: make_vm() (the guest's QEMU with one NIC on the lab's tap),
+wait_ready() (until the application serves), and the load itself through a `load_fn`
+(loadgen's runner for the application and phase). LabDriver does the rest the same way for
+every guest, so that the comparison is fair: the namespace (tools/netlab), counters
+(tools/vmcounters: instructions, notifications, interrupts, vCPU time, KVM's counters under
+KVM), and bytes_out, the guest's outbound traffic counted on the host side of its tap
+(what the provider bills; the tap's rx counter is what the guest sent).
+"""
+import os
+
+import netlab
+import vmcounters
+from nomvm import Nic
+
+from .driver import GuestDriver, GuestError
+
+MAC = "52:54:00:12:34:56"
+
+
+class LabDriver(GuestDriver):
+    def __init__(self, accel):
+        self.accel = accel
+        self.lab = self.vm = self.counters = None
+        self.app = self.variant = self.workdir = None
+
+    # -- hooks of a guest driver ---------------------------------------------------------------
+    def make_vm(self, app, variant, workdir, nic, extra_args):
+        """The nomvm.VM running app (variant) with `nic` and `extra_args` (counters)."""
+        raise NotImplementedError
+
+    def wait_ready(self, vm, app):
+        """Returns when app serves on self.lab.guest_ip; raises GuestError otherwise."""
+        raise NotImplementedError
+
+    def run_load(self, app, phase, seconds, lab, workdir):
+        """Runs the load of app/phase for seconds inside lab; returns {"ops", "latency_us",
+        "latency_tool", "samples"?, "raw"?} (driver.py's figures, less what LabDriver adds)."""
+        raise NotImplementedError
+
+    # -- the protocol ----------------------------------------------------------------------------
+    def start(self, app, variant, workdir, on_network=None):
+        self.app, self.variant, self.workdir = app, variant, workdir
+        try:
+            self.lab = netlab.NetLab().setup()
+        except netlab.NetLabError as e:
+            raise GuestError(f"network lab: {e}") from None
+        if on_network:
+            on_network()
+        self.counters = vmcounters.RunCounters(os.path.join(workdir, "counters"), self.accel)
+        try:
+            nic = Nic(mac=MAC, backend="tap", tap=self.lab.tap)
+            self.vm = self.make_vm(app, variant, workdir, nic, self.counters.qemu_args())
+        except (OSError, ValueError) as e:
+            raise GuestError(f"cannot make the {self.name} VM: {e}") from None
+        self.counters.start()
+        self.lab.start_vm(self.vm)
+        self.counters.attach(self.vm.proc.pid)
+        self.wait_ready(self.vm, app)
+        return {"accel": self.accel, "qemu_args": self.vm.args}
+
+    def host_address(self):
+        return self.lab.host_ip
+
+    def spawn(self, argv, **popen_kwargs):
+        return self.lab.popen(argv, **popen_kwargs)
+
+    def load(self, phase, seconds):
+        if self.vm.proc.poll() is not None:
+            raise GuestError(f"the {self.name} guest died before {phase}:\n{self.vm.tail(20)}")
+        before_bytes, before = self._tap_rx_bytes(), self.counters.snapshot()
+        fig = dict(self.run_load(self.app, phase, seconds, self.lab, self.workdir))
+        after, after_bytes = self.counters.snapshot(), self._tap_rx_bytes()
+        fig.setdefault("seconds", seconds)
+        fig["bytes_out"] = after_bytes - before_bytes
+        fig["counters"] = vmcounters.per_request(before, after, fig["ops"])
+        return fig
+
+    def stop(self):
+        try:
+            if self.vm:
+                self.vm.stop()
+            if self.counters:
+                self.counters.stop()
+            if self.vm:
+                with open(os.path.join(self.workdir, "serial.log"), "w") as f:
+                    f.write(self.vm.log())
+        finally:
+            if self.lab:
+                self.lab.teardown()
+            self.lab = self.vm = self.counters = None
+
+    def _tap_rx_bytes(self):
+        r = self.lab.run(["cat", f"/sys/class/net/{self.lab.tap}/statistics/rx_bytes"],
+                         timeout=30)
+        if r.returncode != 0:
+            raise GuestError(f"cannot read the tap's counters: {r.stderr.strip()}")
+        return int(r.stdout)

@@ -1,0 +1,123 @@
+"""The runner's mechanics with a scripted driver and the real price provider on 127.0.0.1:
+the price change falls on the load change, failures and Ctrl-C still stop the guest and the
+provider, and every cell leaves a record."""
+import io
+import json
+import socket
+import subprocess
+import urllib.request
+
+import pytest
+
+from experiment.driver import GuestDriver, GuestError, MissingDriver
+from experiment.plan import Cell, Plan
+from experiment.progress import Progress
+from experiment.results import Results
+from experiment.runner import run_cell
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ScriptedDriver(GuestDriver):
+    """Reads the provider's price at the start and end of each phase instead of loading."""
+    name = "scripted"
+
+    def __init__(self, port, fail_in=None):
+        self.port, self.fail_in = port, fail_in
+        self.seen, self.procs, self.stopped, self.network_made = {}, [], 0, False
+
+    def unavailable(self, app, variant):
+        return None
+
+    def start(self, app, variant, workdir, on_network=None):
+        if self.fail_in == "start":
+            raise GuestError("guest did not boot")
+        self.network_made = True
+        on_network()
+        return {"booted": True}
+
+    def host_address(self):
+        return "127.0.0.1"
+
+    def spawn(self, argv, **kw):
+        proc = subprocess.Popen(argv, **kw)
+        self.procs.append(proc)
+        return proc
+
+    def price(self):
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/price", timeout=10) as r:
+            return json.loads(r.read())
+
+    def load(self, phase, seconds):
+        if self.fail_in == phase:
+            raise KeyboardInterrupt
+        first = self._wait_price()
+        import time
+        time.sleep(seconds)
+        self.seen[phase] = (first, self.price())
+        return {"ops": 10, "seconds": seconds, "bytes_out": 1000,
+                "latency_us": {"mean": 100.0, "p50": 90.0, "p99": 200.0, "stddev": 10.0}}
+
+    def _wait_price(self):
+        for _ in range(200):
+            try:
+                return self.price()
+            except OSError:
+                import time
+                time.sleep(0.05)
+        raise GuestError("provider never answered")
+
+    def stop(self):
+        self.stopped += 1
+
+
+@pytest.fixture
+def setup(tmp_path):
+    port = free_port()
+    plan = Plan(apps=("nhttpd",), guests=("linux",), runs=1, duration_s=3.0, change_at_s=1.5,
+                price_port=port)
+    return plan, Results(tmp_path), Progress(1, 3.0, 1.0, stream=io.StringIO()), port
+
+
+CELL = Cell("nhttpd", "linux", {"name": "default"})
+
+
+def test_price_changes_with_the_load(setup):
+    plan, res, progress, port = setup
+    d = ScriptedDriver(port)
+    assert run_cell(d, CELL, 1, plan, res, progress) == "ok"
+    (many0, many1), (single0, single1) = d.seen["many"], d.seen["single"]
+    assert many0["running"] and many0["price"] == 1.0
+    assert single1["price"] == 10.0 and single1["sequence"] == many0["sequence"] + 1
+    assert d.stopped == 1 and all(p.poll() is not None for p in d.procs)
+    rec = res.records()[0]
+    assert rec["status"] == "ok" and set(rec["phases"]) == {"many", "single"}
+
+
+def test_failed_boot_is_recorded_and_cleaned_up(setup):
+    plan, res, progress, port = setup
+    d = ScriptedDriver(port, fail_in="start")
+    assert run_cell(d, CELL, 1, plan, res, progress) == "failed"
+    assert d.stopped == 1
+    assert res.records()[0]["reason"] == "guest did not boot"
+
+
+def test_ctrl_c_stops_guest_and_provider_and_keeps_a_record(setup):
+    plan, res, progress, port = setup
+    d = ScriptedDriver(port, fail_in="single")
+    with pytest.raises(KeyboardInterrupt):
+        run_cell(d, CELL, 1, plan, res, progress)
+    assert d.stopped == 1 and d.procs and all(p.poll() is not None for p in d.procs)
+    assert res.records()[0]["status"] == "failed"
+
+
+def test_unavailable_guest_is_not_run_with_its_reason(setup):
+    plan, res, progress, _ = setup
+    assert run_cell(MissingDriver("osv", "no OSv image given"), CELL, 1, plan, res,
+                    progress) == "not run"
+    rec = res.records()[0]
+    assert (rec["status"], rec["reason"]) == ("not run", "no OSv image given")
