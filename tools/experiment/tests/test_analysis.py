@@ -1,0 +1,74 @@
+"""From records to figures and profit: hand-computed cases (records written by hand here test
+the arithmetic only; the report test uses a real run)."""
+import pytest
+
+from experiment.analysis import Analysis, measurements, phase_figures, stats
+from experiment.plan import Plan
+
+PLAN = dict(Plan(duration_s=120, change_at_s=60).to_json())
+
+
+def fig(ops, seconds, bytes_out, mean, sd, exits=None, insns=None):
+    return {"ops": ops, "seconds": seconds, "bytes_out": bytes_out,
+            "latency_us": {"mean": mean, "p50": mean, "p99": mean, "stddev": sd},
+            "counters": {"exit_equiv_per_req": exits, "irqs_per_req": exits,
+                         "insns_per_req": insns, "vcpu_util": 0.5}}
+
+
+def record(guest, variant, run, many, single):
+    return {"app": "memcached", "guest": guest, "variant": variant, "run": run,
+            "status": "ok", "phases": {"many": many, "single": single}}
+
+
+def test_phase_figures_derive_rates():
+    # 600,000 ops in 60 s = 10,000 ops/s; 7.5e9 bytes in 60 s = 1 Gbit/s; 3 exits/op
+    d = phase_figures(fig(600_000, 60, 7.5e9, 400, 50, exits=3, insns=20_000))
+    assert d["ops_s"] == 10_000 and d["gbps"] == pytest.approx(1.0)
+    assert d["exits_s"] == 30_000 and d["insns_per_req"] == 20_000
+    assert d["latency_us"] == 400 and d["jitter_us"] == 50
+
+
+def test_run_profit_from_phases():
+    # many: 1 Gbit/s, 400 us, sigma 0 at 1 $/Gbit; single: 0.5 Gbit/s, 100 us at 10 $/Gbit;
+    # penalty: 60 x 1 x 19 + 60 x 0.5 x 10 = 1440 (as in tools/profit/tests)
+    r = record("linux", {"name": "default"}, 1, fig(1, 60, 7.5e9, 400, 0),
+               fig(1, 60, 3.75e9, 100, 0))
+    a = Analysis([r], PLAN)
+    assert a.profit("memcached", "linux", "default", "penalty") == (pytest.approx(1440.0), 0.0, 1)
+    assert [(m.start_s, m.end_s) for m in measurements(r, 60)] == [(0, 60), (60, 120)]
+
+
+def test_samples_are_integrated_piecewise():
+    # two 30 s samples in "many": 1 then 0.5 Gbit/s at 1 $/Gbit, latency 100 us (no penalty)
+    many = fig(1, 60, 0, 100, 0)
+    many["samples"] = [{"t_s": 30, "ops": 1, "bytes_out": 3.75e9, "latency_mean_us": 100},
+                       {"t_s": 60, "ops": 1, "bytes_out": 1.875e9, "latency_mean_us": 100}]
+    r = record("linux", {"name": "default"}, 1, many, fig(1, 60, 0, 100, 0))
+    # 30 x 1 x 19 + 30 x 0.5 x 19 + 0
+    assert Analysis([r], PLAN).profit("memcached", "linux", "default", "penalty")[0] == \
+        pytest.approx(855.0)
+
+
+def test_mean_and_sample_deviation_across_runs():
+    assert stats([1.0, 2.0, 3.0, None]) == (2.0, 1.0, 3)
+    assert stats([None]) == (None, None, 0)
+
+
+def test_best_w_and_pareto_frontier():
+    # W=0: 100 ops/s, 50 us; W=10: 150 ops/s, 60 us; W=20: 140 ops/s, 70 us (dominated)
+    recs = [record("nom", {"name": f"w={w}", "w_us": w}, 1, fig(t * 60, 60, 1, 999, 0),
+                   fig(1, 60, 1, lat, 0)) for w, t, lat in ((0, 100, 50), (10, 150, 60),
+                                                             (20, 140, 70))]
+    a = Analysis(recs, PLAN)
+    assert a.best_w("memcached") == {"tpt": 10, "lat": 0}
+    assert [(w, front) for w, _, _, front in a.pareto("memcached")] == [
+        (0, True), (10, True), (20, False)]
+    assert a.nom_variant("memcached") == "w=10"  # no adaptive run: best throughput stands in
+
+
+def test_not_run_reasons_are_kept():
+    recs = [{"app": "memcached", "guest": "osv", "variant": {"name": "default"}, "run": 1,
+             "status": "not run", "reason": "no OSv image"}]
+    a = Analysis(recs, PLAN)
+    assert a.reasons("memcached", "osv") == ["not run: no OSv image"]
+    assert a.figure("memcached", "osv", "default", "many", "ops_s") == (None, None, 0)
