@@ -1,0 +1,18 @@
+/* docstore_builtin.h: the table of documents built into a nom image. mkwww.py generates it
+ * (sorted by path, paths absolute) from the www directory; docstore_builtin.c serves it. */
+#ifndef NHTTPD_DOCSTORE_BUILTIN_H
+#define NHTTPD_DOCSTORE_BUILTIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct builtin_doc {
+    const char *path; /* "/index.html" */
+    const uint8_t *bytes;
+    uint64_t size;
+};
+
+extern const struct builtin_doc nhttpd_builtin_docs[];
+extern const size_t nhttpd_builtin_count;
+
+#endif /* NHTTPD_DOCSTORE_BUILTIN_H */

@@ -1,0 +1,365 @@
+/* http.c: nhttpd's request parser and path normalizer (http.h; RFC 9112 2-6, RFC 3986 5.2.4). */
+#include "http.h"
+
+#include <string.h>
+
+/* RFC 9110 5.6.2: token characters. */
+static bool is_tchar(unsigned char c)
+{
+    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
+        return true;
+    return c != 0 && strchr("!#$%&'*+-.^_`|~", c) != NULL;
+}
+
+/* Request-target bytes: visible ASCII (RFC 9112 3.2 builds every form from them). */
+static bool is_target_char(unsigned char c) { return c > 0x20 && c < 0x7f; }
+
+/* RFC 9110 5.5: field-vchar, SP, HTAB, obs-text. CR, LF, NUL and other controls are not. */
+static bool is_field_char(unsigned char c) { return c == '\t' || (c >= 0x20 && c != 0x7f); }
+
+static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+static char lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
+
+static bool equals_nocase(const char *a, size_t n, const char *lit)
+{
+    if (strlen(lit) != n)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (lower(a[i]) != lit[i])
+            return false;
+    return true;
+}
+
+/* Methods are case-sensitive (RFC 9110 9.1). */
+static enum http_method classify_method(const char *m, size_t n)
+{
+    static const char *const others[] = {"POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE",
+                                         "PATCH"};
+    if (n == 3 && memcmp(m, "GET", 3) == 0)
+        return HTTP_GET;
+    if (n == 4 && memcmp(m, "HEAD", 4) == 0)
+        return HTTP_HEAD;
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        if (strlen(others[i]) == n && memcmp(m, others[i], n) == 0)
+            return HTTP_KNOWN_OTHER;
+    return HTTP_UNKNOWN;
+}
+
+/* RFC 9112 2.2: a server SHOULD ignore at least one empty line before the request-line. */
+static size_t skip_empty_lines(const char *b, size_t len)
+{
+    size_t i = 0;
+    for (;;) {
+        if (i < len && b[i] == '\n')
+            i++;
+        else if (i + 1 < len && b[i] == '\r' && b[i + 1] == '\n')
+            i += 2;
+        else
+            return i;
+    }
+}
+
+/* Offset just past the empty line that ends the head, or 0. Lines end in LF, optionally
+ * preceded by CR (RFC 9112 2.2 lets a recipient accept a bare LF). *scanned only ever points
+ * at the start of a line, so a resumed scan sees whole lines. */
+static size_t find_head_end(const char *b, size_t len, size_t lead, size_t *scanned)
+{
+    size_t pos = *scanned > lead ? *scanned : lead;
+    for (;;) {
+        const char *nl = memchr(b + pos, '\n', len - pos);
+        if (nl == NULL) {
+            *scanned = pos;
+            return 0;
+        }
+        size_t line = (size_t)(nl - (b + pos));
+        if (pos > lead && (line == 0 || (line == 1 && b[pos] == '\r')))
+            return (size_t)(nl - b) + 1;
+        pos = (size_t)(nl - b) + 1;
+    }
+}
+
+/* Length of a line's content without its CR LF or LF. */
+static size_t line_content(const char *l, const char *nl)
+{
+    size_t n = (size_t)(nl - l);
+    return n > 0 && l[n - 1] == '\r' ? n - 1 : n;
+}
+
+/* RFC 9112 3: method SP request-target SP HTTP-version, l[0..n) without the line end. */
+static int parse_request_line(const char *l, size_t n, struct http_request *req)
+{
+    size_t i = 0;
+    while (i < n && is_tchar((unsigned char)l[i]))
+        i++;
+    if (i == 0 || i > HTTP_MAX_METHOD || i == n || l[i] != ' ')
+        return 400;
+    req->method = classify_method(l, i);
+    size_t t = ++i;
+    while (i < n && is_target_char((unsigned char)l[i]))
+        i++;
+    if (i - t > HTTP_MAX_TARGET)
+        return 414;
+    if (i == t || i == n || l[i] != ' ')
+        return 400;
+    req->target = l + t;
+    req->target_len = i - t;
+    const char *v = l + i + 1;
+    if (n - i - 1 != 8 || memcmp(v, "HTTP/", 5) != 0 || !is_digit((unsigned char)v[5]) ||
+        v[6] != '.' || !is_digit((unsigned char)v[7]))
+        return 400;
+    if (v[5] != '1')
+        return 505;
+    req->version_minor = v[7] == '0' ? 0 : 1;
+    return HTTP_PARSE_DONE;
+}
+
+/* A request line still arriving: reject it as soon as its prefix cannot become valid. */
+static int check_partial_line(const char *l, size_t n)
+{
+    static const char version[] = "HTTP/d.d\r";
+    size_t i = 0;
+    if (n == 1 && l[0] == '\r')
+        return HTTP_PARSE_MORE; /* maybe an empty line's CR */
+    while (i < n && is_tchar((unsigned char)l[i]))
+        i++;
+    if (i > HTTP_MAX_METHOD || (i < n && (i == 0 || l[i] != ' ')))
+        return 400;
+    if (i == n)
+        return HTTP_PARSE_MORE;
+    size_t t = ++i;
+    while (i < n && is_target_char((unsigned char)l[i]))
+        i++;
+    if (i - t > HTTP_MAX_TARGET)
+        return 414;
+    if (i == n)
+        return HTTP_PARSE_MORE;
+    if (i == t || l[i] != ' ')
+        return 400;
+    for (size_t k = 0; ++i < n; k++) {
+        char c = l[i];
+        bool ok = k >= sizeof version - 1 ? false
+                  : version[k] == 'd'     ? is_digit((unsigned char)c)
+                                          : c == version[k];
+        if (!ok)
+            return 400;
+    }
+    return HTTP_PARSE_MORE;
+}
+
+struct field_state {
+    unsigned fields, hosts;
+    bool close, keep_alive, has_length, coded;
+};
+
+/* Connection: a comma-separated token list (RFC 9110 7.6.1). */
+static void parse_connection(const char *v, size_t n, struct field_state *st)
+{
+    size_t i = 0;
+    while (i < n) {
+        while (i < n && (v[i] == ' ' || v[i] == '\t' || v[i] == ','))
+            i++;
+        size_t s = i;
+        while (i < n && v[i] != ',' && v[i] != ' ' && v[i] != '\t')
+            i++;
+        if (equals_nocase(v + s, i - s, "close"))
+            st->close = true;
+        else if (equals_nocase(v + s, i - s, "keep-alive"))
+            st->keep_alive = true;
+    }
+}
+
+/* Content-Length = 1*DIGIT (RFC 9110 8.6); values past 10^18 saturate (the caller says 413).
+ * Repeats must agree (RFC 9112 6.3 item 5). */
+static int parse_content_length(const char *v, size_t n, struct field_state *st,
+                                 struct http_request *req)
+{
+    uint64_t x = 0;
+    if (n == 0)
+        return 400;
+    for (size_t i = 0; i < n; i++) {
+        if (!is_digit((unsigned char)v[i]))
+            return 400;
+        x = x > 100000000000000000ull ? UINT64_MAX : x * 10 + (uint64_t)(v[i] - '0');
+    }
+    if (st->has_length && x != req->content_length)
+        return 400;
+    st->has_length = true;
+    req->content_length = x;
+    return HTTP_PARSE_DONE;
+}
+
+/* field-name ":" OWS field-value OWS (RFC 9112 5), l[0..n) without the line end. */
+static int parse_field(const char *l, size_t n, struct field_state *st, struct http_request *req)
+{
+    if (++st->fields > HTTP_MAX_FIELDS)
+        return 431;
+    size_t i = 0;
+    while (i < n && is_tchar((unsigned char)l[i]))
+        i++;
+    /* No name, whitespace before the colon (5.1) or obs-fold (5.2): all rejected. */
+    if (i == 0 || i == n || l[i] != ':')
+        return 400;
+    size_t name_len = i, s = i + 1, e = n;
+    for (size_t k = s; k < e; k++)
+        if (!is_field_char((unsigned char)l[k]))
+            return 400;
+    while (s < e && (l[s] == ' ' || l[s] == '\t'))
+        s++;
+    while (e > s && (l[e - 1] == ' ' || l[e - 1] == '\t'))
+        e--;
+    if (equals_nocase(l, name_len, "host"))
+        st->hosts++;
+    else if (equals_nocase(l, name_len, "connection"))
+        parse_connection(l + s, e - s, st);
+    else if (equals_nocase(l, name_len, "content-length"))
+        return parse_content_length(l + s, e - s, st, req);
+    else if (equals_nocase(l, name_len, "transfer-encoding"))
+        st->coded = true;
+    return HTTP_PARSE_DONE;
+}
+
+/* Parses the complete head b[lead..end). */
+static int parse_head(const char *b, size_t lead, size_t end, struct http_request *req)
+{
+    struct field_state st = {0};
+    const char *l = b + lead, *stop = b + end;
+    const char *nl = memchr(l, '\n', (size_t)(stop - l));
+    int r = parse_request_line(l, line_content(l, nl), req);
+    if (r != HTTP_PARSE_DONE)
+        return r;
+    for (l = nl + 1; (nl = memchr(l, '\n', (size_t)(stop - l))) != NULL; l = nl + 1) {
+        size_t n = line_content(l, nl);
+        if (n == 0)
+            break; /* the empty line ending the head */
+        if ((r = parse_field(l, n, &st, req)) != HTTP_PARSE_DONE)
+            return r;
+    }
+    if (st.hosts > 1 || (req->version_minor == 1 && st.hosts == 0))
+        return 400; /* RFC 9112 3.2 */
+    if (st.coded)
+        return st.has_length ? 400 : 501; /* RFC 9112 6.1, 6.3 item 3 */
+    req->keep_alive = req->version_minor == 1 ? !st.close : st.keep_alive && !st.close;
+    req->head_len = end;
+    return HTTP_PARSE_DONE;
+}
+
+int http_parse(const char *buf, size_t len, size_t *scanned, struct http_request *req)
+{
+    memset(req, 0, sizeof *req);
+    size_t lead = skip_empty_lines(buf, len);
+    size_t end = find_head_end(buf, len, lead, scanned);
+    if (end > HTTP_MAX_HEAD)
+        return 431;
+    if (end != 0)
+        return parse_head(buf, lead, end, req);
+    const char *nl = memchr(buf + lead, '\n', len - lead);
+    int r = nl == NULL ? check_partial_line(buf + lead, len - lead)
+                       : parse_request_line(buf + lead, line_content(buf + lead, nl), req);
+    if (r != HTTP_PARSE_DONE && r != HTTP_PARSE_MORE)
+        return r;
+    return len >= HTTP_MAX_HEAD ? 431 : HTTP_PARSE_MORE;
+}
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = lower(c);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Absolute-form (RFC 9112 3.2.2): drop "http://authority" and keep its path ("/" if none). */
+static bool strip_absolute_form(const char **t, size_t *len)
+{
+    size_t s = *len >= 7 && equals_nocase(*t, 7, "http://")    ? 7
+               : *len >= 8 && equals_nocase(*t, 8, "https://") ? 8
+                                                               : 0;
+    if (s == 0)
+        return false;
+    const char *slash = memchr(*t + s, '/', *len - s);
+    if (slash == NULL) {
+        *t = "/";
+        *len = 1;
+    } else {
+        *len -= (size_t)(slash - *t);
+        *t = slash;
+    }
+    return true;
+}
+
+/* Decodes one segment t[*i..) up to the next '/' into out[*o..). */
+static int decode_segment(const char *t, size_t len, size_t *i, char *out, size_t *o, size_t cap)
+{
+    while (*i < len && t[*i] != '/') {
+        int c = (unsigned char)t[*i];
+        if (c == '%') {
+            int hi = *i + 2 < len ? hex_value(t[*i + 1]) : -1;
+            int lo = hi >= 0 ? hex_value(t[*i + 2]) : -1;
+            if (lo < 0)
+                return -400;
+            c = hi * 16 + lo;
+            *i += 2;
+        }
+        /* A decoded NUL ends C strings early and a decoded '/' would make a segment "..%2f";
+         * '#' cannot be in a request-target (RFC 9112 3.2). */
+        if (c == 0 || c == '/' || c == '#' || *o + 2 >= cap)
+            return -400;
+        out[(*o)++] = (char)c;
+        (*i)++;
+    }
+    return 0;
+}
+
+int http_normalize_path(const char *t, size_t len, char *out, size_t cap)
+{
+    if ((len == 0 || t[0] != '/') && !strip_absolute_form(&t, &len))
+        return -400;
+    const char *q = memchr(t, '?', len);
+    if (q != NULL)
+        len = (size_t)(q - t);
+    if (cap < 2)
+        return -400;
+    /* Invariant: out[0..o) is a normalized path ending in '/'. */
+    size_t o = 1, i = 1;
+    out[0] = '/';
+    while (i <= len) {
+        size_t seg = o;
+        if (decode_segment(t, len, &i, out, &o, cap) != 0)
+            return -400;
+        bool last = i >= len;
+        size_t n = o - seg;
+        if (n == 1 && out[seg] == '.') {
+            o = seg;
+        } else if (n == 2 && out[seg] == '.' && out[seg + 1] == '.') {
+            if (seg == 1)
+                return -400; /* above the root */
+            for (o = seg - 1; out[o - 1] != '/'; o--)
+                ;
+        } else if (n > 0 && !last) {
+            out[o++] = '/';
+        }
+        i++;
+    }
+    out[o] = '\0';
+    return (int)o;
+}
+
+const char *http_reason(int status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 408: return "Request Timeout";
+    case 413: return "Content Too Large";
+    case 414: return "URI Too Long";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 503: return "Service Unavailable";
+    case 505: return "HTTP Version Not Supported";
+    default: return "Unknown";
+    }
+}
