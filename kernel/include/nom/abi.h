@@ -263,6 +263,7 @@ struct nom_bb_app {
     uint32_t cores;   /* contexts running */
     uint32_t reserved;
     uint64_t mem_pages;
+    uint64_t cpu_ns;  /* CPU time its contexts have used */
     int64_t exit_status;
     struct nom_bb_app_report report;
 };

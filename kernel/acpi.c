@@ -1,0 +1,70 @@
+/* acpi.c: finds the CPUs in the ACPI MADT (ACPI 6.x, 5.2.12). The RSDP comes from the
+ * multiboot2 ACPI tag, so no memory scanning is needed. */
+#include "defs.h"
+
+struct sdt_header {
+    char signature[4];
+    uint32_t length;
+    uint8_t revision, checksum;
+    char oem_id[6], oem_table_id[8];
+    uint32_t oem_revision, creator_id, creator_revision;
+} __attribute__((packed));
+
+struct rsdp {
+    char signature[8];
+    uint8_t checksum;
+    char oem_id[6];
+    uint8_t revision;
+    uint32_t rsdt;
+    uint32_t length;
+    uint64_t xsdt;
+} __attribute__((packed));
+
+static bool checksum_ok(const void *p, uint32_t len) {
+    uint8_t sum = 0;
+    for (uint32_t i = 0; i < len; i++)
+        sum += ((const uint8_t *)p)[i];
+    return sum == 0;
+}
+
+static const struct sdt_header *find_table(const struct rsdp *r, const char *sig) {
+    bool x = r->revision >= 2 && r->xsdt;
+    const struct sdt_header *root = P2V(x ? r->xsdt : r->rsdt);
+    uint32_t entry = x ? 8 : 4;
+    uint32_t n = (root->length - sizeof *root) / entry;
+    const uint8_t *entries = (const uint8_t *)(root + 1);
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t pa = 0;
+        memcpy(&pa, entries + i * entry, entry);
+        const struct sdt_header *t = P2V(pa);
+        if (memcmp(t->signature, sig, 4) == 0 && checksum_ok(t, t->length))
+            return t;
+    }
+    return NULL;
+}
+
+/* Returns the number of enabled CPUs (APIC IDs in apic_ids, boot CPU not necessarily first). */
+int acpi_find_cpus(uint64_t rsdp_phys, uint32_t *apic_ids, int max, uint64_t *lapic_phys) {
+    *lapic_phys = 0xfee00000;
+    if (!rsdp_phys)
+        return 0;
+    const struct rsdp *r = P2V(rsdp_phys);
+    if (memcmp(r->signature, "RSD PTR ", 8) != 0)
+        return 0;
+    const struct sdt_header *madt = find_table(r, "APIC");
+    if (!madt)
+        return 0;
+    const uint8_t *p = (const uint8_t *)madt + sizeof *madt;
+    *lapic_phys = *(const uint32_t *)p;
+    const uint8_t *end = (const uint8_t *)madt + madt->length;
+    int n = 0;
+    for (p += 8; p + 2 <= end && p[1] >= 2; p += p[1]) {
+        if (p[0] == 0 && (*(const uint32_t *)(p + 4) & 1) && n < max)
+            apic_ids[n++] = p[3];                      /* processor local APIC */
+        else if (p[0] == 9 && (*(const uint32_t *)(p + 8) & 1) && n < max)
+            apic_ids[n++] = *(const uint32_t *)(p + 4); /* processor local x2APIC */
+        else if (p[0] == 5)
+            *lapic_phys = *(const uint64_t *)(p + 4);  /* 64-bit LAPIC address override */
+    }
+    return n;
+}

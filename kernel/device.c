@@ -1,0 +1,185 @@
+/* device.c: handing PCI devices to applications (paper 3.5). Acquiring maps the device's memory
+ * BARs into the owner (uncached) and opens its I/O-port BARs in the owner's I/O bitmap; MSI-X
+ * interrupts become upcalls. DMA runs in trusted mode: the owner learns physical addresses
+ * (NOM_SYS_VIRT_TO_PHYS) and programs the device itself, so it must be trusted not to aim the
+ * device at memory it does not own. Releasing (or the owner's death) turns bus mastering off
+ * before any of the owner's frames can be reused. */
+#include "defs.h"
+#include "cpu.h"
+#include "app.h"
+#include "pci.h"
+
+struct grant_record {
+    uint64_t va[NOM_PCI_BARS];
+    uint64_t next_va; /* per-application bump pointer in the device window */
+};
+static struct grant_record grants[NOM_BB_MAX_DEVICES];
+static uint64_t window_next[MAX_APPS];
+
+static struct { struct ctx *ctx; int slot; } vector_owner[256];
+
+static void publish_device(uint32_t index, uint32_t owner) {
+    struct nom_bb *bb = bb_begin_write();
+    bb->devices[index].owner = owner ? owner : NOM_NO_OWNER;
+    bb->devices[index].state = owner ? NOM_DEV_OWNED : NOM_DEV_FREE;
+    bb_end_write();
+}
+
+static void io_ports(struct app *a, uint64_t first, uint64_t n, bool allow) {
+    for (uint64_t p = first; p < first + n && p < 65536; p++) {
+        if (allow)
+            a->io_bitmap[p / 8] &= ~(1u << (p % 8));
+        else
+            a->io_bitmap[p / 8] |= 1u << (p % 8);
+    }
+}
+
+static void reload_io_bitmap(struct app *a) {
+    struct cpu *cpu = this_cpu();
+    if (cpu->current && cpu->current->app == a) {
+        cpu->io_bitmap_loaded = NULL;
+        cpu_set_io_bitmap(cpu, a->io_bitmap);
+    }
+}
+
+static void unmap_bars(struct app *a, struct pci_dev *d, uint32_t index) {
+    for (int b = 0; b < NOM_PCI_BARS; b++) {
+        if (d->bar_kind[b] == NOM_BAR_MEM && grants[index].va[b]) {
+            for (uint64_t off = 0; off < PAGE_ROUND_UP(d->bar_size[b]); off += PAGE_SIZE)
+                vm_unmap_page(a->pml4, grants[index].va[b] + off);
+        } else if (d->bar_kind[b] == NOM_BAR_IO && a->io_bitmap) {
+            io_ports(a, d->bar_base[b], d->bar_size[b], false);
+        }
+        grants[index].va[b] = 0;
+    }
+}
+
+int device_acquire(struct app *a, uint32_t index, uint64_t grant_uva) {
+    struct pci_dev *d = pci_device(index);
+    if (!d)
+        return -NOM_ENOENT;
+    if (d->owner)
+        return -NOM_EBUSY;
+    if (!vm_user_range_ok(a->pml4, grant_uva, sizeof(struct nom_device_grant), true))
+        return -NOM_EFAULT;
+    struct nom_device_grant g;
+    memset(&g, 0, sizeof g);
+    uint64_t *next = &window_next[a->id - 1];
+    if (!*next)
+        *next = NOM_DEVICE_WINDOW;
+    for (int b = 0; b < NOM_PCI_BARS; b++) {
+        g.bar_kind[b] = d->bar_kind[b];
+        g.bar_size[b] = d->bar_size[b];
+        if (d->bar_kind[b] == NOM_BAR_IO) {
+            if (!a->io_bitmap) {
+                uint64_t pa = frame_alloc_contig(2);
+                if (!pa)
+                    goto nomem;
+                a->io_bitmap = P2V(pa);
+                memset(a->io_bitmap, 0xff, 8192);
+            }
+            io_ports(a, d->bar_base[b], d->bar_size[b], true);
+            g.bar_addr[b] = d->bar_base[b];
+        } else if (d->bar_kind[b] == NOM_BAR_MEM) {
+            uint64_t pages = PAGE_ROUND_UP(d->bar_size[b]) / PAGE_SIZE;
+            if (*next + pages * PAGE_SIZE > NOM_DEVICE_WINDOW_END)
+                goto nomem;
+            for (uint64_t i = 0; i < pages; i++)
+                if (vm_map_page(a->pml4, *next + i * PAGE_SIZE, d->bar_base[b] + i * PAGE_SIZE,
+                                PTE_P | PTE_U | PTE_W | PTE_PCD | PTE_PWT | PTE_NX | PTE_SW_DEVICE) < 0)
+                    goto nomem;
+            grants[index].va[b] = *next;
+            g.bar_addr[b] = *next + (d->bar_base[b] & (PAGE_SIZE - 1));
+            *next += pages * PAGE_SIZE;
+        }
+    }
+    g.msix_entries = d->msix_entries;
+    d->owner = a->id;
+    reload_io_bitmap(a);
+    pci_enable(d, true);
+    copy_to_user(a->pml4, grant_uva, &g, sizeof g);
+    publish_device(index, a->id);
+    return 0;
+nomem:
+    unmap_bars(a, d, index);
+    return -NOM_ENOMEM;
+}
+
+static void detach_vectors(uint32_t index) {
+    for (int v = 0; v < 256; v++) {
+        struct ctx *c = vector_owner[v].ctx;
+        if (c && c->irq_device[vector_owner[v].slot] == index) {
+            c->irq_vector[vector_owner[v].slot] = 0;
+            c->irq_pending &= ~(1u << vector_owner[v].slot);
+            vector_owner[v].ctx = NULL;
+            irq_free_vector(v);
+        }
+    }
+}
+
+int device_release(struct app *a, uint32_t index) {
+    struct pci_dev *d = pci_device(index);
+    if (!d)
+        return -NOM_ENOENT;
+    if (d->owner != a->id)
+        return -NOM_EPERM;
+    pci_msix_disable(d);
+    pci_enable(d, false);
+    detach_vectors(index);
+    unmap_bars(a, d, index);
+    reload_io_bitmap(a);
+    d->owner = 0;
+    publish_device(index, 0);
+    return 0;
+}
+
+void device_release_all(struct app *a) {
+    for (uint32_t i = 0; i < pci_device_count(); i++)
+        if (pci_device(i)->owner == a->id)
+            device_release(a, i);
+}
+
+int device_irq_attach(struct ctx *c, uint32_t index, uint32_t entry, uint64_t cookie) {
+    struct pci_dev *d = pci_device(index);
+    if (!d)
+        return -NOM_ENOENT;
+    if (d->owner != c->app->id)
+        return -NOM_EPERM;
+    if (!d->msix_cap || entry >= d->msix_entries)
+        return -NOM_EINVAL;
+    if (c->nirqs == MAX_IRQS_PER_CTX)
+        return -NOM_ENOMEM;
+    int v = irq_alloc_vector();
+    if (v < 0)
+        return v;
+    int r = pci_msix_program(d, entry, cpus[c->cpu].apic_id, (uint32_t)v);
+    if (r < 0) {
+        irq_free_vector(v);
+        return r;
+    }
+    int slot = c->nirqs++;
+    c->irq_cookie[slot] = cookie;
+    c->irq_vector[slot] = v;
+    c->irq_device[slot] = index;
+    vector_owner[v].ctx = c;
+    vector_owner[v].slot = slot;
+    return 0;
+}
+
+void device_irq(int vector) {
+    struct ctx *c = vector_owner[vector].ctx;
+    if (!c || c->state == CTX_DEAD)
+        return;
+    c->irq_pending |= 1u << vector_owner[vector].slot;
+    sched_wake(c, NOM_WAKE_IRQ);
+}
+
+/* A context is going away: its vectors are freed. */
+void device_ctx_gone(struct ctx *c) {
+    for (int v = 0; v < 256; v++) {
+        if (vector_owner[v].ctx == c) {
+            vector_owner[v].ctx = NULL;
+            irq_free_vector(v);
+        }
+    }
+}

@@ -1,0 +1,276 @@
+/* sched.c: the kernel's share of scheduling (paper 3.3). Applications schedule their own user
+ * threads on the contexts (cores) they hold; the kernel only time-slices contexts when a vCPU
+ * has more than one runnable, and takes a blocked context off the CPU entirely. Contexts stay on
+ * the vCPU they were placed on. Tickless: the LAPIC timer is armed only for the next deadline
+ * (a time-slice end, a block deadline, an application timer). */
+#include "defs.h"
+#include "cpu.h"
+#include "app.h"
+
+#define MAX_CTXS 128
+#define SLICE_MS 10
+
+static struct ctx ctx_pool[MAX_CTXS];
+static bool ctx_used[MAX_CTXS];
+static struct ctx *zombie[MAX_CPUS]; /* dead context to reap once its CPU left its stack */
+
+extern void switch_stack(uint64_t *save_ksp, uint64_t next_ksp);
+extern char ctx_first_entry[];
+
+static void runq_push(struct cpu *cpu, struct ctx *c) {
+    c->run_next = NULL;
+    if (cpu->run_tail)
+        cpu->run_tail->run_next = c;
+    else
+        cpu->run_head = c;
+    cpu->run_tail = c;
+}
+
+static struct ctx *runq_pop(struct cpu *cpu) {
+    struct ctx *c = cpu->run_head;
+    if (c) {
+        cpu->run_head = c->run_next;
+        if (!cpu->run_head)
+            cpu->run_tail = NULL;
+    }
+    return c;
+}
+
+void sched_remove(struct ctx *c) {
+    struct cpu *cpu = &cpus[c->cpu];
+    struct ctx *prev = NULL;
+    for (struct ctx *p = cpu->run_head; p; prev = p, p = p->run_next) {
+        if (p != c)
+            continue;
+        if (prev)
+            prev->run_next = p->run_next;
+        else
+            cpu->run_head = p->run_next;
+        if (cpu->run_tail == p)
+            cpu->run_tail = prev;
+        return;
+    }
+}
+
+void sched_init_cpu(struct cpu *c) {
+    c->current = NULL;
+    c->idle_since = rdtsc();
+}
+
+static void ipi(int cpu) {
+    if (cpu != (int)this_cpu()->index)
+        lapic_send_ipi(cpus[cpu].apic_id, VEC_RESCHED);
+}
+
+/* Makes another CPU look at its state again (a context died, got an upcall, became runnable). */
+void sched_kick_cpu(int cpu) {
+    cpus[cpu].need_resched = true;
+    ipi(cpu);
+}
+
+void sched_add(struct ctx *c) {
+    struct cpu *cpu = &cpus[c->cpu];
+    c->state = CTX_RUNNABLE;
+    runq_push(cpu, c);
+    if (cpu->current && !cpu->slice_end)
+        cpu->slice_end = rdtsc() + tsc_hz() / 1000 * SLICE_MS;
+    if (cpu == this_cpu())
+        sched_reprogram_timer();
+    else
+        ipi(c->cpu); /* wakes it from hlt, or lets it arm its slice timer */
+}
+
+/* why: NOM_WAKE_* bits. A blocked context becomes runnable; a running one on another CPU is
+ * interrupted so it takes its pending upcall now rather than at its next kernel entry. */
+void sched_wake(struct ctx *c, uint32_t why) {
+    if (c->state == CTX_BLOCKED) {
+        c->wake_bits |= why;
+        sched_add(c);
+    } else if (c->state == CTX_RUNNING && c->cpu != (int)this_cpu()->index) {
+        ipi(c->cpu);
+    }
+}
+
+static uint64_t earliest(uint64_t a, uint64_t b) {
+    return !a ? b : !b ? a : a < b ? a : b;
+}
+
+void sched_reprogram_timer(void) {
+    struct cpu *cpu = this_cpu();
+    uint64_t next = cpu->run_head ? cpu->slice_end : 0;
+    for (int i = 0; i < MAX_CTXS; i++) {
+        struct ctx *c = &ctx_pool[i];
+        if (!ctx_used[i] || c->cpu != (int)cpu->index || c->state == CTX_DEAD)
+            continue;
+        next = earliest(next, c->timer_deadline);
+        if (c->state == CTX_BLOCKED)
+            next = earliest(next, c->block_deadline);
+    }
+    lapic_timer_deadline(next);
+}
+
+void sched_timer_tick(void) {
+    struct cpu *cpu = this_cpu();
+    uint64_t now = rdtsc();
+    for (int i = 0; i < MAX_CTXS; i++) {
+        struct ctx *c = &ctx_pool[i];
+        if (!ctx_used[i] || c->cpu != (int)cpu->index || c->state == CTX_DEAD)
+            continue;
+        if (c->timer_deadline && now >= c->timer_deadline) {
+            c->timer_fired = c->timer_deadline;
+            c->timer_deadline = 0;
+            c->timer_pending = true;
+            sched_wake(c, NOM_WAKE_DEADLINE);
+        }
+        if (c->state == CTX_BLOCKED && c->block_deadline && now >= c->block_deadline)
+            sched_wake(c, NOM_WAKE_DEADLINE);
+    }
+    if (cpu->slice_end && now >= cpu->slice_end) {
+        cpu->slice_end = 0;
+        if (cpu->run_head && cpu->current)
+            cpu->need_resched = true;
+    }
+    sched_reprogram_timer();
+}
+
+static void reap_zombie(struct cpu *cpu) {
+    struct ctx *z = zombie[cpu->index];
+    if (z) {
+        zombie[cpu->index] = NULL;
+        app_reap_context(z);
+    }
+}
+
+/* Saves prev (NULL: the idle loop), loads next (NULL: the idle loop) and switches stacks. */
+static void switch_to(struct cpu *cpu, struct ctx *prev, struct ctx *next) {
+    uint64_t now = rdtsc();
+    if (prev) {
+        prev->app->cpu_tsc += now - prev->run_since;
+        fpu_save(prev->fpu);
+        prev->fs_base = rdmsr(0xc0000100);
+        prev->gs_base = rdmsr(0xc0000102);
+    } else {
+        cpu->idle_tsc += now - cpu->idle_since;
+    }
+    cpu->current = next;
+    if (next) {
+        next->state = CTX_RUNNING;
+        next->run_since = now;
+        cpu->kstack_top = next->kstack + KSTACK_SIZE;
+        cpu->tss.rsp0 = cpu->kstack_top;
+        vm_switch(next->app->pml4);
+        cpu_set_io_bitmap(cpu, next->app->io_bitmap);
+        fpu_restore(next->fpu);
+        wrmsr(0xc0000100, next->fs_base);
+        wrmsr(0xc0000102, next->gs_base);
+    } else {
+        vm_switch(vm_kernel_pml4());
+        cpu->idle_since = now;
+    }
+    cpu->slice_end = next && cpu->run_head ? now + tsc_hz() / 1000 * SLICE_MS : 0;
+    sched_reprogram_timer();
+    switch_stack(prev ? &prev->ksp : &cpu->idle_ksp, next ? next->ksp : cpu->idle_ksp);
+    reap_zombie(this_cpu());
+}
+
+/* Called with the kernel lock held, from a context (in the kernel) or from the idle loop. The
+ * current context keeps the CPU if it is still running and nobody else is waiting. */
+void schedule(void) {
+    struct cpu *cpu = this_cpu();
+    struct ctx *prev = cpu->current;
+    if (prev && prev->state == CTX_RUNNING) {
+        if (!cpu->run_head)
+            return;
+        prev->state = CTX_RUNNABLE;
+        runq_push(cpu, prev);
+    }
+    struct ctx *next = runq_pop(cpu);
+    if (prev && prev->state == CTX_DEAD)
+        zombie[cpu->index] = prev;
+    if (next == prev && next) {
+        next->state = CTX_RUNNING;
+        return;
+    }
+    if (!prev && !next)
+        return;
+    switch_to(cpu, prev, next);
+}
+
+_Noreturn void sched_idle_loop(void) {
+    struct cpu *cpu = this_cpu();
+    for (;;) {
+        if (cpu->run_head) {
+            schedule();
+            continue;
+        }
+        klock_release();
+        __asm__ volatile("sti; hlt; cli");
+        klock_acquire();
+    }
+}
+
+/* The C half of a new context's first run (entry.S ctx_first_entry). */
+void ctx_first_run(void) {
+    reap_zombie(this_cpu());
+    trap_exit_to_user(this_cpu()->current->tf);
+}
+
+struct ctx *ctx_create(struct app *a, int cpu, uint64_t entry, uint64_t stack_top, uint64_t arg) {
+    int i = 0;
+    while (i < MAX_CTXS && ctx_used[i])
+        i++;
+    if (i == MAX_CTXS)
+        return NULL;
+    uint64_t kstack = frame_alloc_contig(KSTACK_SIZE / PAGE_SIZE);
+    uint64_t fpu = frame_alloc();
+    if (!kstack || !fpu) {
+        if (kstack) frame_free_contig(kstack, KSTACK_SIZE / PAGE_SIZE);
+        if (fpu) frame_free(fpu);
+        return NULL;
+    }
+    struct ctx *c = &ctx_pool[i];
+    memset(c, 0, sizeof *c);
+    ctx_used[i] = true;
+    c->app = a;
+    c->cpu = cpu;
+    c->state = CTX_RUNNABLE;
+    c->kstack = (uint64_t)P2V(kstack);
+    c->fpu = P2V(fpu);
+    memcpy(c->fpu, fpu_initial_state, fpu_area_size);
+    c->tf = (struct trapframe *)(c->kstack + KSTACK_SIZE) - 1;
+    memset(c->tf, 0, sizeof *c->tf);
+    c->tf->rip = entry;
+    c->tf->cs = 0x23;
+    c->tf->rflags = 0x202;
+    c->tf->rsp = stack_top;
+    c->tf->ss = 0x1b;
+    c->tf->rdi = arg;
+    uint64_t *sp = (uint64_t *)c->tf;
+    *--sp = (uint64_t)ctx_first_entry; /* switch_stack returns here */
+    for (int r = 0; r < 6; r++)
+        *--sp = 0;                      /* rbp rbx r12-r15 */
+    c->ksp = (uint64_t)sp;
+    c->app_next = a->ctxs;
+    a->ctxs = c;
+    a->live_ctxs++;
+    return c;
+}
+
+void ctx_free(struct ctx *c) {
+    frame_free_contig(V2P(c->kstack), KSTACK_SIZE / PAGE_SIZE);
+    frame_free(V2P(c->fpu));
+    ctx_used[c - ctx_pool] = false;
+}
+
+/* need_free: a vCPU with no context at all (core_acquire); else the least loaded one. */
+int sched_pick_cpu(bool need_free) {
+    int load[MAX_CPUS] = {0};
+    for (int i = 0; i < MAX_CTXS; i++)
+        if (ctx_used[i] && ctx_pool[i].state != CTX_DEAD)
+            load[ctx_pool[i].cpu]++;
+    int best = -1;
+    for (int i = 0; i < ncpus; i++)
+        if (cpus[i].online && (best < 0 || load[i] < load[best]))
+            best = i;
+    return need_free && best >= 0 && load[best] > 0 ? -1 : best;
+}
