@@ -278,6 +278,12 @@ static int64_t syscall_do(struct ctx *c, struct trapframe *tf, bool *redirected)
     case NOM_SYS_APP_REPORT: return sys_app_report(c, a0);
     case NOM_SYS_PCI_CONFIG_READ: return sys_pci_config(c, a0, a1, a2, false, 0);
     case NOM_SYS_PCI_CONFIG_WRITE: return sys_pci_config(c, a0, a1, a2, true, a3);
+    case NOM_SYS_SET_FS_BASE:
+        if (a0 >= NOM_USER_MAX)
+            return -NOM_EINVAL;
+        c->fs_base = a0;
+        wrmsr(0xc0000100, a0);
+        return 0;
     default: return -NOM_ENOSYS;
     }
 }

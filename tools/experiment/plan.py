@@ -14,6 +14,9 @@ APPS = ("memcached", "nhttpd", "netpipe")
 GUESTS = ("linux", "osv", "nom")
 PHASES = ("many", "single")
 DEFAULT_W = (0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40)
+# Variants of the comparison guests: Linux serves the web load with our nhttpd built for Linux
+# (the same application, paper 6.2) and with nginx (the server a Linux user would pick).
+GUEST_VARIANTS = {("linux", "nhttpd"): ("default", "nginx")}
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,8 @@ class Plan:
         for app in self.apps:
             for guest in self.guests:
                 if guest != "nom":
-                    out.append(Cell(app, guest, {"name": "default"}))
+                    out.extend(Cell(app, guest, {"name": v})
+                               for v in GUEST_VARIANTS.get((guest, app), ("default",)))
                     continue
                 if self.adaptive:
                     out.append(Cell(app, guest, {"name": "adaptive"}))

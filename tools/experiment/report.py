@@ -16,11 +16,11 @@ from profit import KINDS  # noqa: E402
 
 from . import kvmmodel  # noqa: E402
 from .analysis import Analysis, ratio  # noqa: E402
-from .plan import APPS, GUESTS, PHASES  # noqa: E402
+from .plan import APPS, GUEST_VARIANTS, GUESTS, PHASES  # noqa: E402
 from .results import Results  # noqa: E402
 
 GUEST_LABEL = {"linux": "Linux", "osv": "OSv", "nom": "nom"}
-GUEST_COLOR = {"linux": "#4c72b0", "osv": "#dd8452", "nom": "#55a868"}
+COLORS = {"nom": "#55a868", "linux": "#4c72b0", "linux nginx": "#8172b3", "osv": "#dd8452"}
 FIRST_FIG = {"perf": 2, "profit": 5, "static": 8, "wsweep": 11, "pareto": 14}
 
 
@@ -74,6 +74,25 @@ class Report:
         reasons = self.a.reasons(app, guest, variant)
         return "; ".join(reasons) if reasons else "not in this plan"
 
+    def columns(self, app):
+        """[(guest, variant, label)] compared for app: nom first, then each variant of the
+        comparison guests in the plan (Linux runs the web load with nhttpd and nginx)."""
+        cols = []
+        for g in ("nom", "linux", "osv"):
+            if g not in self.guests:
+                continue
+            if g == "nom":
+                v = self.a.nom_variant(app)
+                cols.append((g, v, "nom" if v == "adaptive" else f"nom {v}"))
+                continue
+            for v in GUEST_VARIANTS.get((g, app), ("default",)):
+                cols.append((g, v, GUEST_LABEL[g] + ("" if v == "default" else f" {v}")))
+        return cols
+
+    def color(self, guest, variant):
+        return COLORS.get(guest if variant in ("default", "adaptive") or guest == "nom"
+                          else f"{guest} {variant}", "#937860")
+
     # -- the report --------------------------------------------------------------------------
     def write(self):
         m = self.machine
@@ -105,34 +124,38 @@ class Report:
         return path
 
     def summary(self):
+        others = []
+        for app in self.apps:
+            for col in self.columns(app)[1:]:
+                if col[2] not in others:
+                    others.append(col[2])
         self.out("## Summary: nom vs Linux vs OSv", "",
                  "Throughput under *many* load, latency and jitter under *single*, exits/s "
                  "(under TCG: exit equivalents, notifications + interrupts) under *many*, and "
                  "profit of the whole run. nom is its adaptive variant unless marked.", "",
-                 "| app | metric | nom | Linux | OSv | nom/Linux | nom/OSv |",
-                 "|---|---|---|---|---|---|---|")
+                 "| app | metric | nom | " + " | ".join(others) + " | "
+                 + " | ".join(f"nom/{o}" for o in others) + " |",
+                 "|---|---|---|" + "---|" * (2 * len(others)))
         metrics = [("throughput (ops/s)", "many", "ops_s"), ("latency (us)", "single",
                    "latency_us"), ("jitter (us)", "single", "jitter_us"),
                    ("exits/s", "many", "exits_s")]
         for app in self.apps:
-            nomv = self.a.nom_variant(app)
-            label = app if nomv == "adaptive" else f"{app} (nom {nomv})"
+            cols = self.columns(app)
+            label = app + ("" if cols[0][1] == "adaptive" else f" (nom {cols[0][1]})")
             for title, phase, name in metrics:
-                vals = {g: self.a.figure(app, g, self.a.os_variant(app, g), phase, name)
-                        for g in ("nom", "linux", "osv")}
-                self._summary_row(label, title, vals)
+                vals = {c[2]: self.a.figure(app, c[0], c[1], phase, name) for c in cols}
+                self._summary_row(label, title, cols[0][2], vals, others)
             for kind in KINDS:
-                vals = {g: self.a.profit(app, g, self.a.os_variant(app, g), kind)
-                        for g in ("nom", "linux", "osv")}
-                self._summary_row(label, f"profit, {kind} ($)", vals)
+                vals = {c[2]: self.a.profit(app, c[0], c[1], kind) for c in cols}
+                self._summary_row(label, f"profit, {kind} ($)", cols[0][2], vals, others)
         self.out("")
 
-    def _summary_row(self, app, title, vals):
-        cells = [fmt_stat(vals[g]) for g in ("nom", "linux", "osv")]
-        r_l = ratio(vals["nom"][0], vals["linux"][0])
-        r_o = ratio(vals["nom"][0], vals["osv"][0])
-        self.out(f"| {app} | {title} | " + " | ".join(cells) +
-                 f" | {fmt_ratio(r_l)} | {fmt_ratio(r_o)} |")
+    def _summary_row(self, app, title, nom, vals, others):
+        none = (None, None, 0)
+        cells = [fmt_stat(vals[nom])] + [fmt_stat(vals.get(o, none)) if o in vals else "-"
+                                         for o in others]
+        ratios = [fmt_ratio(ratio(vals[nom][0], vals.get(o, none)[0])) for o in others]
+        self.out(f"| {app} | {title} | " + " | ".join(cells + ratios) + " |")
 
     def missing(self):
         rows = {}
@@ -172,23 +195,23 @@ class Report:
         self.out("## Performance (paper 6.2)", "")
         for i, app in enumerate(self.apps):
             n = FIRST_FIG["perf"] + APPS.index(app)
-            if not any(self.a.runs(app, g, self.a.os_variant(app, g)) for g in self.guests):
+            cols = self.columns(app)
+            if not any(self.a.runs(app, g, v) for g, v, _ in cols):
                 self.out(f"Figure {n}: {app} throughput and latency: not run ("
-                         + "; ".join(f"{GUEST_LABEL[g]}: {self.not_run_text(app, g)}"
-                                     for g in self.guests) + ").", "")
+                         + "; ".join(f"{label}: {self.not_run_text(app, g, v)}"
+                                     for g, v, label in cols) + ").", "")
                 continue
             fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.6))
             for ax, name, title, unit in ((ax1, "ops_s", "throughput", "operations/s"),
                                           (ax2, "latency_us", "latency", "us")):
-                series = {GUEST_LABEL[g]: ([self.a.figure(app, g, self.a.os_variant(app, g), p,
-                                                          name) for p in PHASES],
-                                           GUEST_COLOR[g]) for g in self.guests}
+                series = {label: ([self.a.figure(app, g, v, p, name) for p in PHASES],
+                                  self.color(g, v)) for g, v, label in cols}
                 self._bars(ax, list(PHASES), series, f"{app} {title}", unit)
             png = self.save(fig, f"fig{n:02d}-{app}-performance.png")
             self.out(f"Figure {n}: {app} throughput and latency", "", f"![figure {n}]({png})", "")
-            for g in self.guests:
-                if not self.a.runs(app, g, self.a.os_variant(app, g)):
-                    self.out(f"- {GUEST_LABEL[g]}: {self.not_run_text(app, g)}")
+            for g, v, label in cols:
+                if not self.a.runs(app, g, v):
+                    self.out(f"- {label}: {self.not_run_text(app, g, v)}")
             self.out("")
 
     def table1(self):
@@ -198,11 +221,10 @@ class Report:
         self.out(f"### Table 1: {app} latency and jitter (us)", "",
                  "| scenario | OS | latency | p50 | p99 | jitter |", "|---|---|---|---|---|---|")
         for phase in PHASES:
-            for g in self.guests:
-                v = self.a.os_variant(app, g)
+            for g, v, label in self.columns(app):
                 cells = [fmt_stat(self.a.figure(app, g, v, phase, k))
                          for k in ("latency_us", "p50_us", "p99_us", "jitter_us")]
-                self.out(f"| {phase} | {GUEST_LABEL[g]} | " + " | ".join(cells) + " |")
+                self.out(f"| {phase} | {label} | " + " | ".join(cells) + " |")
         self.out("")
 
     def table2(self):
@@ -217,10 +239,9 @@ class Report:
                    ("instructions/request", "insns_per_req"))
         for app in self.apps:
             for title, name in metrics:
-                for g in self.guests:
-                    v = self.a.os_variant(app, g)
+                for g, v, label in self.columns(app):
                     cells = [fmt_stat(self.a.figure(app, g, v, p, name)) for p in PHASES]
-                    self.out(f"| {app} | {title} | {GUEST_LABEL[g]} | " + " | ".join(cells) + " |")
+                    self.out(f"| {app} | {title} | {label} | " + " | ".join(cells) + " |")
         self.out("")
 
     # -- paper 6.4-6.5: figures 5-10 ----------------------------------------------------------
@@ -234,8 +255,8 @@ class Report:
                  f"L0 {self.a.params.l0_us:g} us).", "")
         for app in self.apps:
             n = FIRST_FIG["profit"] + APPS.index(app)
-            series = {GUEST_LABEL[g]: ([self.a.profit(app, g, self.a.os_variant(app, g), k)
-                                        for k in KINDS], GUEST_COLOR[g]) for g in self.guests}
+            series = {label: ([self.a.profit(app, g, v, k) for k in KINDS], self.color(g, v))
+                      for g, v, label in self.columns(app)}
             self._profit_figure(n, app, f"{app} profit", series, f"fig{n:02d}-{app}-profit.png")
 
     def _profit_figure(self, n, app, title, series, png):
@@ -343,15 +364,14 @@ class Report:
                  "| app | OS | phase | instructions/req | exits/req | projected us/req "
                  "(low-high) |", "|---|---|---|---|---|---|")
         for app in self.apps:
-            for g in self.guests:
-                v = self.a.os_variant(app, g)
+            for g, v, label in self.columns(app):
                 for phase in PHASES:
                     ins = self.a.figure(app, g, v, phase, "insns_per_req")[0]
                     ex = self.a.figure(app, g, v, phase, "exits_per_req")[0]
                     p = kvmmodel.project(ins, ex, m)
                     proj = "not measured" if p["us"] is None else (
                         f"{fmt(p['us'])} ({fmt(p['low'])}-{fmt(p['high'])})")
-                    self.out(f"| {app} | {GUEST_LABEL[g]} | {phase} | {fmt(ins)} | {fmt(ex)} | "
+                    self.out(f"| {app} | {label} | {phase} | {fmt(ins)} | {fmt(ex)} | "
                              f"{proj} |")
         self.out("")
 

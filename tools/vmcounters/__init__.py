@@ -40,7 +40,8 @@ class RunCounters:
         self.pid = None
 
     def qemu_args(self):
-        args = self.trace.qemu_args()
+        # debug-threads names the vCPU threads ("CPU 0/TCG"), which threads.py looks for.
+        args = ["-name", "guest,debug-threads=on"] + self.trace.qemu_args()
         if self.insns:
             args += self.insns.qemu_args()
         if self.qmp_path:

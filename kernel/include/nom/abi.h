@@ -128,6 +128,9 @@ enum nom_syscall {
     /* pci_config_write(uint32_t bb_index, uint32_t offset, uint32_t size, uint32_t value) -> 0;
      * owned devices only; BAR registers and the MSI-X capability are the kernel's (-EPERM). */
     NOM_SYS_PCI_CONFIG_WRITE = 20,
+    /* set_fs_base(uint64_t base) -> 0: the calling context's FS base (thread pointer for TLS);
+     * saved and restored by the kernel with the context. Must be a canonical user address. */
+    NOM_SYS_SET_FS_BASE = 21,
     NOM_SYS_COUNT
 };
 

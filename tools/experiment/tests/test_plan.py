@@ -10,13 +10,14 @@ def test_full_plan_has_every_app_guest_and_nom_variant():
     names = {(c.app, c.key) for c in p.cells()}
     assert ("memcached", "linux-default") in names and ("netpipe", "osv-default") in names
     assert ("nhttpd", "nom-adaptive") in names and ("nhttpd", "nom-w=40") in names
-    assert len(p.cells()) == 3 * (2 + 1 + 11)
+    assert ("nhttpd", "linux-nginx") in names
+    assert len(p.cells()) == 3 * (2 + 1 + 11) + 1
     assert p.schedule_text() == "0:1, 60:10"
     assert p.phase_seconds() == {"many": 60.0, "single": 60.0}
 
 
 def test_runs_are_interleaved():
-    p = Plan(apps=("nhttpd",), guests=("linux",), runs=3)
+    p = Plan(apps=("memcached",), guests=("linux",), runs=3)
     assert [run for run, _ in p.schedule()] == [1, 2, 3]
 
 
