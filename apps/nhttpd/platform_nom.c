@@ -1,0 +1,100 @@
+/* platform_nom.c: nhttpd on nom (platform.h): the application's private network stack
+ * (net/, nom/net.h), time from the TSC (nom/time.h), the bandwidth price from the bulletin
+ * board (paper 3.7) and the driver's counters in /nom/stats. The only nom-specific file. */
+#include "platform.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <nom/bb.h>
+#include <nom/net.h>
+#include <nom/time.h>
+
+#include "json.h"
+
+static bool delay_fixed; /* --batching-delay given: W stays where the profile sweep put it */
+
+int platform_start(int *argc, char **argv)
+{
+    int r = nom_net_start(argc, argv);
+    if (r == -ETIMEDOUT) {
+        /* No DHCP lease yet; the stack keeps trying and the listener works once it has one. */
+        fprintf(stderr, "nhttpd: no address yet (DHCP timed out); serving when one arrives\n");
+        return 0;
+    }
+    if (r != 0) {
+        fprintf(stderr, "nhttpd: cannot start the network: %s\n", strerror(-r));
+        return -1;
+    }
+    return 0;
+}
+
+uint64_t platform_ticks(void) { return nom_tsc(); }
+
+uint64_t platform_ticks_per_sec(void) { return nom_tsc_hz(); }
+
+int platform_set_batching_delay_us(unsigned us)
+{
+    int r = nom_net_set_batching_delay_us(us);
+    if (r == 0)
+        delay_fixed = true;
+    return r;
+}
+
+/* The bandwidth price priced published on the bulletin board, if any, in $/Gbit. */
+static bool bandwidth_price(double *usd_per_gbit)
+{
+    for (unsigned i = 0; i < NOM_BB_MAX_PRICES; i++) {
+        struct nom_bb_price p;
+        if (nom_bb_price(i, &p) == 0 && p.resource == NOM_RES_BANDWIDTH &&
+            p.unit == NOM_UNIT_GBIT) {
+            *usd_per_gbit = (double)p.price_micro / 1e6; /* abi.h: micro-dollars per unit */
+            return true;
+        }
+    }
+    return false;
+}
+
+static void driver_json(struct json *j, const struct nom_net_stats *st)
+{
+    json_object_begin(j, "driver");
+    json_uint(j, "rx_packets", st->rx_packets);
+    json_uint(j, "rx_bytes", st->rx_bytes);
+    json_uint(j, "rx_batches", st->rx_batches);
+    json_uint(j, "tx_packets", st->tx_packets);
+    json_uint(j, "tx_bytes", st->tx_bytes);
+    json_uint(j, "tx_batches", st->tx_batches);
+    json_uint(j, "tx_kicks", st->tx_kicks);
+    json_uint(j, "rx_kicks", st->rx_kicks);
+    json_uint(j, "kicks_suppressed", st->kicks_suppressed);
+    json_uint(j, "interrupts", st->interrupts);
+    json_uint(j, "polls", st->polls);
+    json_uint(j, "empty_polls", st->empty_polls);
+    json_uint(j, "arms", st->arms);
+    json_uint(j, "arm_races", st->arm_races);
+    json_uint(j, "tx_ring_full", st->tx_ring_full);
+    json_uint(j, "rx_hold_full", st->rx_hold_full);
+    json_uint(j, "rx_bad", st->rx_bad);
+    json_uint(j, "tx_bad", st->tx_bad);
+    json_uint(j, "rx_nobuf", st->rx_nobuf);
+    json_uint(j, "tx_dropped", st->tx_dropped);
+    json_uint(j, "tx_gathers", st->tx_gathers);
+    json_object_end(j);
+}
+
+void platform_stats_json(struct json *j)
+{
+    struct nom_net_stats st;
+    double price;
+    json_string(j, "platform", "nom");
+    json_uint(j, "batching_delay_us", nom_net_batching_delay_us());
+    json_bool(j, "batching_delay_fixed", delay_fixed);
+    if (bandwidth_price(&price))
+        json_double(j, "bandwidth_price_usd_per_gbit", price);
+    else
+        json_null(j, "bandwidth_price_usd_per_gbit");
+    nom_net_stats(&st);
+    driver_json(j, &st);
+}
