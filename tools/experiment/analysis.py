@@ -156,9 +156,6 @@ class Analysis:
         best = self.best_w(app)
         return f"w={best['tpt']:g}" if "tpt" in best else "adaptive"
 
-    def os_variant(self, app, guest):
-        return self.nom_variant(app) if guest == "nom" else "default"
-
     def pareto(self, app):
         """[(w, many ops/s, single latency, on_frontier)] of the fixed-W runs (paper 6.7)."""
         pts = []
