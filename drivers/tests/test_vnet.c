@@ -275,9 +275,11 @@ static void tx_ring_full_then_recovers(void)
     CHECK(stats(dev).tx_ring_full == 1);
     uint8_t out[8][2048];
     uint32_t lens[8];
+    CHECK(vnet_tx_outstanding(dev) == 8);
     CHECK(sim_tx_drain(&sim, out, lens, 8) == 8);
     for (int i = 0; i < 8; i++)
         CHECK(out[i][0] == i);
+    CHECK(vnet_tx_outstanding(dev) == 0);
     CHECK(send(dev, 9) == 0);
     finish(dev);
 }

@@ -68,6 +68,13 @@ int vnet_tx_flush(struct vnet *dev)
     return dev->broken ? -VNET_EIO : flush_tx(dev);
 }
 
+int vnet_tx_outstanding(struct vnet *dev)
+{
+    if (dev->broken || reap_tx(dev))
+        return -VNET_EIO;
+    return dev->tx.size - dev->tx.nfree;
+}
+
 static bool tx_due(const struct vnet *dev, uint64_t now)
 {
     return virtq_pending(&dev->tx) && now - dev->tx_oldest_tsc >= dev->w_tsc;

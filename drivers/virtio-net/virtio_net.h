@@ -171,6 +171,11 @@ int vnet_tx_commit(struct vnet *dev);
  * application blocks for long, or on shutdown). Returns frames made visible, or -VNET_EIO. */
 int vnet_tx_flush(struct vnet *dev);
 
+/* Frames enqueued and not yet completed by the device (held in the batch or in flight), after
+ * reaping completions: 0 means the device has sent everything, e.g. before vnet_close().
+ * -VNET_EIO if BROKEN. */
+int vnet_tx_outstanding(struct vnet *dev);
+
 /* The data-path pump: turns the receive interrupt off (poll mode), reaps transmit completions,
  * flushes a transmit batch whose time has come, takes new received frames and passes them to
  * cb(arg, ...) as the batching rules above say (W = 0: each at once, one per call). Returns the
