@@ -1,0 +1,31 @@
+# What every nom application Makefile includes to compile and link against libnom and newlib.
+#
+#   include $(TOP)/libnom/app.mk
+#   prog.o: prog.c ; $(CC) $(NOM_CFLAGS) -c -o $@ $<
+#   prog.elf: prog.o $(NOM_LINK_DEPS) ; $(CC) $(NOM_LDFLAGS) -o $@ prog.o $(NOM_LIBS)
+#
+# NOM_CFLAGS: freestanding-of-glibc C for ring 3: newlib's headers (-nostdinc), libnom's own POSIX
+#   headers first (sockets, poll, pthread, ...; they shadow newlib's where newlib lacks things),
+#   the kernel ABI headers, the host's Linux macros undefined (DESIGN.md, "Toolchain facts").
+#   Ring-3 code may use SSE and the red zone. Add your own -O/-g/-W flags.
+# NOM_LDFLAGS: static, non-PIE, linker/app.ld (applications start at 0x400000, abi.h), crt0.
+# NOM_LIBS: libnom, newlib's libc and libm, libgcc, as one group (they call each other).
+# NOM_LINK_DEPS: the files a link depends on (for make prerequisites).
+TOP   ?= $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
+BUILD ?= $(TOP)/build
+
+NOM_NEWLIB_SYSROOT := $(BUILD)/libnom/newlib/install/x86_64-elf
+NOM_GCC_INCLUDE    := $(shell gcc -print-file-name=include)
+NOM_LIBGCC         := $(shell gcc -print-libgcc-file-name)
+
+NOM_CFLAGS := -std=gnu11 -nostdinc -fno-pie -fno-stack-protector \
+              -fno-asynchronous-unwind-tables \
+              -U__linux__ -Ulinux -U__gnu_linux__ -U__unix__ -U__unix -Uunix -D__nom__ \
+              -D_READ_WRITE_RETURN_TYPE=_ssize_t -D__DYNAMIC_REENT__ \
+              -isystem $(TOP)/libnom/include -isystem $(TOP)/kernel/include \
+              -isystem $(NOM_NEWLIB_SYSROOT)/include -isystem $(NOM_GCC_INCLUDE)
+NOM_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,noexecstack \
+               -T $(TOP)/linker/app.ld $(BUILD)/libnom/crt0.o
+NOM_LIBS := -Wl,--start-group $(BUILD)/libnom/libnom.a $(NOM_NEWLIB_SYSROOT)/lib/libc.a \
+            $(NOM_NEWLIB_SYSROOT)/lib/libm.a $(NOM_LIBGCC) -Wl,--end-group
+NOM_LINK_DEPS := $(TOP)/linker/app.ld $(BUILD)/libnom/crt0.o $(BUILD)/libnom/libnom.a

@@ -1,0 +1,2 @@
+/* <sys/poll.h>: the same as <poll.h> (some ports include this one). */
+#include <poll.h>

@@ -1,0 +1,268 @@
+/* fd.c: the one descriptor table (nom/fd.h) and the POSIX calls that go through it. A
+ * descriptor points to an open file (shared by dup), which holds the kind's ops and priv and
+ * the status flags (O_NONBLOCK). Kinds are non-blocking; blocking is done here, once, by
+ * waiting on the table's wait queue until the kind's poll() reports readiness. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <nom/fd.h>
+#include <nom/sched.h>
+#include "fdtable.h"
+#include "libnom.h"
+
+static struct nom_fdtable table;
+static struct nom_waitq fd_events;
+
+struct nom_fdtable *fd_table(void) { return &table; }
+
+static int fail(int err)
+{
+    errno = err;
+    return -1;
+}
+
+int nom_fd_install(const struct nom_file_ops *ops, void *priv)
+{
+    nom_preempt_disable();
+    int fd = fdtable_install(&table, ops, priv);
+    nom_preempt_enable();
+    return fd;
+}
+
+void *nom_fd_priv(int fd, const struct nom_file_ops *ops)
+{
+    struct nom_file *f = fdtable_get(&table, fd);
+    return f && f->ops == ops ? f->priv : NULL;
+}
+
+void nom_fd_event(void)
+{
+    nom_waitq_wake_all(&fd_events);
+}
+
+int nom_fd_nonblocking(int fd)
+{
+    struct nom_file *f = fdtable_get(&table, fd);
+    return f ? (f->status & O_NONBLOCK) != 0 : -EBADF;
+}
+
+int fd_wait_event(uint64_t deadline_tsc)
+{
+    return nom_waitq_wait(&fd_events, deadline_tsc);
+}
+
+int nom_fd_wait(int fd, short events, uint64_t deadline_tsc)
+{
+    int ret;
+    nom_preempt_disable();
+    for (;;) {
+        struct nom_file *f = fdtable_get(&table, fd);
+        if (!f) {
+            ret = -EBADF;
+            break;
+        }
+        short rev = f->ops->poll ? f->ops->poll(f->priv) : (POLLIN | POLLOUT);
+        if ((ret = rev & (events | POLLERR | POLLHUP | POLLNVAL)) != 0)
+            break;
+        if (nom_waitq_wait(&fd_events, deadline_tsc) != 0) {
+            ret = -ETIMEDOUT;
+            break;
+        }
+    }
+    nom_preempt_enable();
+    return ret;
+}
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+    for (;;) {
+        struct nom_file *f = fdtable_get(&table, fd);
+        if (!f)
+            return fail(EBADF);
+        if (!f->ops->read)
+            return fail(EINVAL);
+        ssize_t r = f->ops->read(f->priv, buf, n);
+        if (r >= 0)
+            return r;
+        if (r != -EAGAIN || (f->status & O_NONBLOCK))
+            return fail((int)-r);
+        int w = nom_fd_wait(fd, POLLIN, 0);
+        if (w < 0)
+            return fail(-w);
+    }
+}
+
+/* A blocking write transfers everything (POSIX; pipes then stay atomic up to PIPE_BUF). */
+ssize_t write(int fd, const void *buf, size_t n)
+{
+    size_t done = 0;
+    for (;;) {
+        struct nom_file *f = fdtable_get(&table, fd);
+        if (!f)
+            return fail(EBADF);
+        if (!f->ops->write)
+            return fail(EINVAL);
+        ssize_t r = f->ops->write(f->priv, (const char *)buf + done, n - done);
+        if (r >= 0)
+            done += (size_t)r;
+        else if (r != -EAGAIN || (f->status & O_NONBLOCK))
+            return done ? (ssize_t)done : fail((int)-r);
+        if (done == n || (f->status & O_NONBLOCK))
+            return (ssize_t)done;
+        int w = nom_fd_wait(fd, POLLOUT, 0);
+        if (w < 0)
+            return done ? (ssize_t)done : fail(-w);
+    }
+}
+
+ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
+{
+    if (iovcnt < 0 || iovcnt > IOV_MAX)
+        return fail(EINVAL);
+    ssize_t total = 0;
+    for (int i = 0; i < iovcnt; i++) {
+        if (iov[i].iov_len == 0)
+            continue;
+        ssize_t r = read(fd, iov[i].iov_base, iov[i].iov_len);
+        if (r < 0)
+            return total ? total : -1;
+        total += r;
+        if ((size_t)r < iov[i].iov_len || nom_fd_nonblocking(fd) == 1)
+            break; /* never block after having data: POSIX read semantics */
+    }
+    return total;
+}
+
+ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
+{
+    if (iovcnt < 0 || iovcnt > IOV_MAX)
+        return fail(EINVAL);
+    ssize_t total = 0;
+    for (int i = 0; i < iovcnt; i++) {
+        if (iov[i].iov_len == 0)
+            continue;
+        ssize_t r = write(fd, iov[i].iov_base, iov[i].iov_len);
+        if (r < 0)
+            return total ? total : -1;
+        total += r;
+        if ((size_t)r < iov[i].iov_len)
+            break;
+    }
+    return total;
+}
+
+int close(int fd)
+{
+    nom_preempt_disable();
+    struct nom_file *f = fdtable_remove(&table, fd);
+    nom_preempt_enable();
+    if (!f)
+        return fail(EBADF);
+    int r = 0;
+    if (--f->refs == 0) {
+        r = f->ops->close ? f->ops->close(f->priv) : 0;
+        fdtable_file_free(f);
+    }
+    nom_fd_event(); /* pollers of a closed descriptor must see POLLNVAL */
+    return r < 0 ? fail(-r) : 0;
+}
+
+int dup(int fd)
+{
+    nom_preempt_disable();
+    int r = fdtable_dup(&table, fd, 0, 0);
+    nom_preempt_enable();
+    return r < 0 ? fail(-r) : r;
+}
+
+int dup2(int fd, int to)
+{
+    if (fd == to)
+        return fdtable_get(&table, fd) ? to : fail(EBADF);
+    if (to >= 0 && to < NOM_FD_MAX && fdtable_get(&table, to))
+        close(to);
+    nom_preempt_disable();
+    int r = fdtable_dup(&table, fd, to, 1);
+    nom_preempt_enable();
+    return r < 0 ? fail(-r) : r;
+}
+
+int fcntl(int fd, int cmd, ...)
+{
+    va_list ap;
+    va_start(ap, cmd);
+    long arg = va_arg(ap, long);
+    va_end(ap);
+    struct nom_file *f = fdtable_get(&table, fd);
+    if (!f)
+        return fail(EBADF);
+    switch (cmd) {
+    case F_GETFL:
+        return f->status | O_RDWR;
+    case F_SETFL:
+        f->status = (int)(arg & O_NONBLOCK);
+        return 0;
+    case F_GETFD:
+    case F_SETFD:
+        return 0; /* no exec on nom: FD_CLOEXEC has no effect */
+    case F_DUPFD: {
+        nom_preempt_disable();
+        int r = fdtable_dup(&table, fd, (int)arg, 0);
+        nom_preempt_enable();
+        return r < 0 ? fail(-r) : r;
+    }
+    default:
+        if (!f->ops->fcntl)
+            return fail(EINVAL);
+        int r = f->ops->fcntl(f->priv, cmd, arg);
+        return r < 0 ? fail(-r) : r;
+    }
+}
+
+int ioctl(int fd, unsigned long request, ...)
+{
+    va_list ap;
+    va_start(ap, request);
+    void *arg = va_arg(ap, void *);
+    va_end(ap);
+    struct nom_file *f = fdtable_get(&table, fd);
+    if (!f)
+        return fail(EBADF);
+    if (!f->ops->ioctl)
+        return fail(ENOTTY);
+    int r = f->ops->ioctl(f->priv, request, arg);
+    return r < 0 ? fail(-r) : r;
+}
+
+off_t lseek(int fd, off_t off, int whence)
+{
+    (void)off;
+    (void)whence;
+    return fdtable_get(&table, fd) ? fail(ESPIPE) : fail(EBADF);
+}
+
+/* st_mode by kind: the console is a character device, pipes are FIFOs, and every other kind
+ * (net/'s sockets are the only other kind) is a socket. */
+int fstat(int fd, struct stat *st)
+{
+    struct nom_file *f = fdtable_get(&table, fd);
+    if (!f)
+        return fail(EBADF);
+    *st = (struct stat){ 0 };
+    st->st_mode = fd_kind_mode(f->ops) | 0600;
+    st->st_blksize = 4096;
+    return 0;
+}
+
+int isatty(int fd)
+{
+    struct nom_file *f = fdtable_get(&table, fd);
+    if (!f)
+        return fail(EBADF);
+    return S_ISCHR(fd_kind_mode(f->ops)) ? 1 : fail(ENOTTY);
+}

@@ -1,0 +1,41 @@
+/* fdtable.h: the descriptor table's data structure (pure code, unit-tested on the host):
+ * NOM_FD_MAX slots pointing to reference-counted open files. Callers serialize (fd.c holds
+ * preemption off around changes). */
+#ifndef NOM_FDTABLE_H
+#define NOM_FDTABLE_H
+
+#include <stdint.h>
+#include <nom/fd.h>
+
+#define NOM_FD_MAX 1024 /* = FD_SETSIZE in <sys/select.h> */
+
+struct nom_file {
+    const struct nom_file_ops *ops;
+    void *priv;
+    int refs;   /* descriptors pointing here */
+    int status; /* O_NONBLOCK */
+};
+
+struct nom_fdtable {
+    struct nom_file *slot[NOM_FD_MAX];
+};
+
+/* Lowest free descriptor for a new file; fd, or -EMFILE / -ENOMEM. */
+int fdtable_install(struct nom_fdtable *t, const struct nom_file_ops *ops, void *priv);
+/* The open file of fd, or NULL. */
+struct nom_file *fdtable_get(struct nom_fdtable *t, int fd);
+/* Detaches fd; returns its file (caller drops the reference) or NULL. */
+struct nom_file *fdtable_remove(struct nom_fdtable *t, int fd);
+/* New descriptor for fd's file: exactly `to` if exact (must be free), else the lowest >= to.
+ * fd, or -EBADF / -EMFILE / -EINVAL. */
+int fdtable_dup(struct nom_fdtable *t, int fd, int to, int exact);
+/* Frees an open file whose last reference is gone. */
+void fdtable_file_free(struct nom_file *f);
+
+/* fd.c / pipe.c / console.c: st_mode file type of a kind. */
+unsigned fd_kind_mode(const struct nom_file_ops *ops);
+/* fd.c: waits on the table's event queue (poll.c). 0 or -ETIMEDOUT. */
+int fd_wait_event(uint64_t deadline_tsc);
+struct nom_fdtable *fd_table(void);
+
+#endif /* NOM_FDTABLE_H */

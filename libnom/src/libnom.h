@@ -1,0 +1,144 @@
+/*
+ * libnom.h: libnom's private index: the thread and core structures and every function that
+ * crosses a file, grouped by the file that defines it (public interfaces are in include/nom).
+ */
+#ifndef NOM_LIBNOM_H
+#define NOM_LIBNOM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <reent.h>
+#include <pthread.h>
+#include <nom/abi.h>
+#include <nom/sched.h>
+#include "runq.h"
+
+#define NOM_STACK_DEFAULT (8ul << 20)   /* default thread stack reservation */
+#define NOM_STACK_GROW_PAGES 16         /* pages mapped per stack fault */
+#define NOM_MAIN_STACK_MAX (64ul << 20) /* the main thread's stack may grow to this */
+
+enum thread_state { T_RUNNING, T_RUNNABLE, T_BLOCKED, T_ZOMBIE };
+
+struct nom_waiter {
+    struct nom_waiter *next;
+    struct nom_thread *thread;
+    struct nom_waitq *wq;
+    int woken;
+};
+
+/* A stack reservation: [base, top) of address space; [base, base + guard) is never mapped,
+ * [mapped_low, top) is mapped; the fault handler maps downward on demand (fault.c). */
+struct stack_region {
+    uintptr_t base, top, guard, mapped_low;
+};
+
+struct nom_thread {
+    uint64_t saved_rsp;             /* switch.S: callee-saved registers sit there */
+    struct nom_runq_link rq;        /* on the run queue while T_RUNNABLE */
+    struct nom_thread *all_next, *all_prev;
+    struct nom_thread *reap_next;   /* on the reap list once a detached thread exited */
+    unsigned id;
+    char name[16];
+    int state;
+    int preempt_saved;              /* the core's preempt count while switched out */
+    void *(*start)(void *);
+    void *arg;
+    void *retval;
+    int detached;
+    int joined;                     /* a joiner claimed it */
+    int main;                       /* the initial thread */
+    struct nom_waitq join_wq;
+    struct stack_region stack;
+    struct nom_timer sleep_timer;
+    struct _reent *reent;
+    const void *specific[PTHREAD_KEYS_MAX];
+};
+
+/* One per core the application holds (one today; see runq.h). */
+struct nom_cpu {
+    struct nom_thread *current;
+    volatile int preempt_count;
+    volatile int work_pending;      /* upcalls recorded work for the scheduler */
+    volatile uint64_t irq_pending;  /* bit i: cookie slot i interrupted */
+    volatile uint64_t notify_pending;
+    volatile int timer_fired;
+    uint64_t timer_armed;           /* deadline given to NOM_SYS_TIMER_SET, 0 if none */
+    uint64_t slice_start;           /* TSC when current started running */
+    struct nom_runq runq;
+    struct nom_upcall_ctl ctl;
+};
+
+/* start.c */
+extern uint32_t nom_app_id;
+extern char **environ;
+/* Writes a message straight to the console (no stdio; safe in upcall context). */
+void nom_console_puts(const char *s);
+/* Formats "0x" + hex of v into buf (at least 19 bytes); returns buf. */
+char *nom_fmt_hex(char *buf, uint64_t v);
+/* Formats decimal v into buf (at least 21 bytes); returns buf. */
+char *nom_fmt_dec(char *buf, uint64_t v);
+__attribute__((noreturn)) void nom_panic(const char *what);
+
+/* sched.c */
+struct nom_cpu *nom_cpu_self(void);
+void sched_init(struct nom_thread *main_thread);
+/* Makes t runnable (scheduler lock = preempt disabled held by caller). */
+void sched_make_runnable(struct nom_thread *t);
+/* Switches away from the current thread, whose state the caller set; preempt disabled. */
+void sched_schedule(void);
+/* Runs work upcalls recorded (IRQ handlers, notifications, timers); preempt disabled. */
+void sched_run_pending(struct nom_cpu *c);
+/* Called by the preemption trampoline (switch.S) in the interrupted thread. */
+void nom_sched_preempt_point(void);
+/* First thing a new thread does: arms the slice timer, enables preemption. */
+void sched_thread_start(void);
+/* Upcall side: records a timer / IRQ / notify event. */
+void sched_upcall_timer(struct nom_cpu *c);
+void sched_upcall_irq(struct nom_cpu *c, uint64_t cookie);
+void sched_upcall_notify(struct nom_cpu *c, uint64_t bits);
+
+/* switch.S */
+/* Saves callee-saved state on from's stack and resumes to (nom_thread.saved_rsp). */
+void nom_switch(struct nom_thread *from, struct nom_thread *to);
+/* Entry of a new thread's first switch: calls thread_entry(). */
+void nom_thread_trampoline(void);
+/* Injected by the upcall handler: saves every register, calls nom_sched_preempt_point. */
+void nom_preempt_trampoline(void);
+/* Upcall entry (fxsave, dispatch, fxrstor, upcall_return). */
+void nom_upcall_entry(void);
+
+/* thread.c */
+void thread_init_main(void);
+__attribute__((noreturn)) void thread_entry(void);
+/* The thread whose stack reservation holds addr, or NULL. */
+struct nom_thread *thread_by_stack_addr(uintptr_t addr);
+/* Ends the current thread with value (pthread_exit without the destructors). */
+__attribute__((noreturn)) void thread_exit_now(void *value);
+
+/* upcall.c */
+void upcall_init(void);
+void nom_upcall_dispatch(struct nom_upcall_frame *f);
+
+/* fault.c */
+/* Handles a page fault upcall; returns normally when the access can be retried. */
+void fault_handle(struct nom_upcall_frame *f);
+/* Maps stack pages so that [addr, top) of s is mapped; 0 or -1 (outside / guard). */
+int stack_ensure_mapped(struct stack_region *s, uintptr_t addr);
+
+/* vmspace.c: address-space arenas */
+enum vm_arena { VM_MMAP, VM_DMA, VM_STACKS, VM_TIMERS, VM_ARENAS };
+/* Reserves bytes (page multiple) of address space in arena; 0 if exhausted. */
+uintptr_t vm_reserve(enum vm_arena a, size_t bytes);
+/* Returns a reservation to its arena for reuse. */
+void vm_release(enum vm_arena a, uintptr_t addr, size_t bytes);
+
+/* heap.c */
+void heap_init(void);
+
+/* fd.c */
+void fd_init(void);
+
+/* errno.c */
+int nom_errno_from(int64_t result);
+
+#endif /* NOM_LIBNOM_H */

@@ -1,0 +1,143 @@
+/* mutex.c: pthread mutexes (normal, recursive, error-checking), spin locks and barriers over
+ * libnom's wait queues. On one core, a section with preemption disabled is atomic
+ * (nom/sched.h), so the lock word needs no atomic instructions; a contended lock blocks the
+ * thread, never the core. */
+#include <errno.h>
+#include <pthread.h>
+#include <nom/sched.h>
+#include <nom/time.h>
+#include "libnom.h"
+
+static struct nom_thread *self(void) { return nom_cpu_self()->current; }
+
+int pthread_mutexattr_init(pthread_mutexattr_t *a)
+{
+    *a = (pthread_mutexattr_t){ 1, PTHREAD_MUTEX_DEFAULT, PTHREAD_PROCESS_PRIVATE, 0 };
+    return 0;
+}
+int pthread_mutexattr_destroy(pthread_mutexattr_t *a) { a->is_initialized = 0; return 0; }
+int pthread_mutexattr_settype(pthread_mutexattr_t *a, int type)
+{
+    if (type < PTHREAD_MUTEX_NORMAL || type > PTHREAD_MUTEX_ERRORCHECK)
+        return EINVAL;
+    a->type = type;
+    return 0;
+}
+int pthread_mutexattr_gettype(const pthread_mutexattr_t *a, int *type) { *type = a->type; return 0; }
+int pthread_mutexattr_setpshared(pthread_mutexattr_t *a, int pshared)
+{
+    /* One address space per application: there is nothing to share a mutex with. */
+    return pshared == PTHREAD_PROCESS_PRIVATE ? (a->pshared = pshared, 0) : ENOTSUP;
+}
+
+int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a)
+{
+    *m = (pthread_mutex_t){ 0, 0, a ? a->type : PTHREAD_MUTEX_NORMAL, NOM_WAITQ_INIT };
+    return 0;
+}
+
+int pthread_mutex_destroy(pthread_mutex_t *m) { return m->owner ? EBUSY : 0; }
+
+/* Takes m, waiting until deadline_tsc (0: forever). */
+static int mutex_acquire(pthread_mutex_t *m, uint64_t deadline_tsc, int try)
+{
+    struct nom_thread *me = self();
+    int ret = 0;
+    nom_preempt_disable();
+    if (m->owner == me && m->type == PTHREAD_MUTEX_RECURSIVE) {
+        m->count++;
+    } else if (m->owner == me && m->type == PTHREAD_MUTEX_ERRORCHECK) {
+        ret = EDEADLK;
+    } else {
+        while (m->owner && ret == 0)
+            ret = try ? EBUSY : nom_waitq_wait(&m->waiters, deadline_tsc) ? ETIMEDOUT : 0;
+        if (ret == 0) {
+            m->owner = me;
+            m->count = 1;
+        }
+    }
+    nom_preempt_enable();
+    return ret;
+}
+
+int pthread_mutex_lock(pthread_mutex_t *m) { return mutex_acquire(m, 0, 0); }
+int pthread_mutex_trylock(pthread_mutex_t *m) { return mutex_acquire(m, 0, 1); }
+
+/* Absolute CLOCK_REALTIME timespec to a TSC deadline (cond.c shares it). */
+uint64_t nom_abstime_to_tsc(const struct timespec *abstime, clockid_t clock)
+{
+    struct timespec now;
+    clock_gettime(clock, &now);
+    int64_t ns = (int64_t)(abstime->tv_sec - now.tv_sec) * 1000000000ll +
+                 (abstime->tv_nsec - now.tv_nsec);
+    uint64_t t = nom_tsc();
+    return ns <= 0 ? t : t + nom_ns_to_tsc((uint64_t)ns);
+}
+
+int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
+{
+    if (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000l)
+        return EINVAL;
+    return mutex_acquire(m, nom_abstime_to_tsc(abstime, CLOCK_REALTIME), 0);
+}
+
+int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+    int ret = 0;
+    nom_preempt_disable();
+    if (m->owner != self()) {
+        /* POSIX leaves this undefined for normal mutexes; refusing is the safe reading. */
+        ret = EPERM;
+    } else if (--m->count == 0) {
+        m->owner = NULL;
+        nom_waitq_wake_one(&m->waiters);
+    }
+    nom_preempt_enable();
+    return ret;
+}
+
+/* Spin locks: a holder on the same core can only be waited out by yielding. */
+int pthread_spin_init(pthread_spinlock_t *s, int pshared) { (void)pshared; *s = 0; return 0; }
+int pthread_spin_destroy(pthread_spinlock_t *s) { return *s ? EBUSY : 0; }
+int pthread_spin_trylock(pthread_spinlock_t *s)
+{
+    return __atomic_exchange_n(s, 1, __ATOMIC_ACQUIRE) ? EBUSY : 0;
+}
+int pthread_spin_lock(pthread_spinlock_t *s)
+{
+    while (__atomic_exchange_n(s, 1, __ATOMIC_ACQUIRE))
+        nom_yield();
+    return 0;
+}
+int pthread_spin_unlock(pthread_spinlock_t *s)
+{
+    __atomic_store_n(s, 0, __ATOMIC_RELEASE);
+    return 0;
+}
+
+int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *a, unsigned count)
+{
+    (void)a;
+    if (count == 0)
+        return EINVAL;
+    *b = (pthread_barrier_t){ count, 0, 0, NOM_WAITQ_INIT };
+    return 0;
+}
+int pthread_barrier_destroy(pthread_barrier_t *b) { return b->arrived ? EBUSY : 0; }
+int pthread_barrier_wait(pthread_barrier_t *b)
+{
+    int ret = 0;
+    nom_preempt_disable();
+    unsigned long cycle = b->cycle;
+    if (++b->arrived == b->count) {
+        b->arrived = 0;
+        b->cycle++;
+        nom_waitq_wake_all(&b->waiters);
+        ret = PTHREAD_BARRIER_SERIAL_THREAD;
+    } else {
+        while (b->cycle == cycle)
+            nom_waitq_wait(&b->waiters, 0);
+    }
+    nom_preempt_enable();
+    return ret;
+}

@@ -1,0 +1,46 @@
+/* newlib_locks.c: newlib's retargetable locks (stdio, malloc, atexit, env, time zone) as
+ * user-thread mutexes, so a thread waiting for stdout blocks itself, not the core. Defining
+ * every symbol of newlib's libc/misc/lock.c here keeps its single-threaded defaults out. */
+#include <stdlib.h>
+#include <sys/lock.h>
+#include <pthread.h>
+
+struct __lock {
+    pthread_mutex_t m;
+};
+
+#define RECURSIVE { PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP }
+#define NORMAL { PTHREAD_MUTEX_INITIALIZER }
+struct __lock __lock___sinit_recursive_mutex = RECURSIVE;
+struct __lock __lock___sfp_recursive_mutex = RECURSIVE;
+struct __lock __lock___atexit_recursive_mutex = RECURSIVE;
+struct __lock __lock___at_quick_exit_mutex = NORMAL;
+struct __lock __lock___malloc_recursive_mutex = RECURSIVE;
+struct __lock __lock___env_recursive_mutex = RECURSIVE;
+struct __lock __lock___tz_mutex = NORMAL;
+struct __lock __lock___dd_hash_mutex = NORMAL;
+struct __lock __lock___arc4random_mutex = NORMAL;
+
+static void lock_new(_LOCK_T *lock, int type)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, type);
+    *lock = malloc(sizeof **lock);
+    if (*lock)
+        pthread_mutex_init(&(*lock)->m, &a);
+}
+
+void __retarget_lock_init(_LOCK_T *lock) { lock_new(lock, PTHREAD_MUTEX_NORMAL); }
+void __retarget_lock_init_recursive(_LOCK_T *lock) { lock_new(lock, PTHREAD_MUTEX_RECURSIVE); }
+void __retarget_lock_close(_LOCK_T lock) { free(lock); }
+void __retarget_lock_close_recursive(_LOCK_T lock) { free(lock); }
+void __retarget_lock_acquire(_LOCK_T lock) { if (lock) pthread_mutex_lock(&lock->m); }
+void __retarget_lock_acquire_recursive(_LOCK_T lock) { if (lock) pthread_mutex_lock(&lock->m); }
+int __retarget_lock_try_acquire(_LOCK_T lock) { return lock ? pthread_mutex_trylock(&lock->m) : 0; }
+int __retarget_lock_try_acquire_recursive(_LOCK_T lock)
+{
+    return lock ? pthread_mutex_trylock(&lock->m) : 0;
+}
+void __retarget_lock_release(_LOCK_T lock) { if (lock) pthread_mutex_unlock(&lock->m); }
+void __retarget_lock_release_recursive(_LOCK_T lock) { if (lock) pthread_mutex_unlock(&lock->m); }

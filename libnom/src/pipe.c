@@ -1,0 +1,153 @@
+/* pipe.c: pipes as a descriptor kind (memcached and libevent wake threads through them). A
+ * 64 KiB ring shared by a read end and a write end; POSIX semantics: EOF when no writer is
+ * left, EPIPE when no reader is (nom has no SIGPIPE). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <nom/fd.h>
+#include <nom/sched.h>
+#include "fdtable.h"
+
+#define PIPE_SIZE 65536
+
+struct pipe {
+    size_t head, len; /* ring: data at [head, head + len) mod PIPE_SIZE */
+    int readers, writers;
+    unsigned char buf[PIPE_SIZE];
+};
+
+static ssize_t pipe_read(void *priv, void *dst, size_t n)
+{
+    struct pipe *p = priv;
+    nom_preempt_disable();
+    size_t got = 0;
+    while (got < n && p->len) {
+        size_t chunk = PIPE_SIZE - p->head;
+        if (chunk > p->len)
+            chunk = p->len;
+        if (chunk > n - got)
+            chunk = n - got;
+        memcpy((char *)dst + got, p->buf + p->head, chunk);
+        p->head = (p->head + chunk) % PIPE_SIZE;
+        p->len -= chunk;
+        got += chunk;
+    }
+    int writers = p->writers;
+    nom_preempt_enable();
+    if (got)
+        nom_fd_event();
+    return got || n == 0 || writers == 0 ? (ssize_t)got : -EAGAIN;
+}
+
+/* Writes of up to PIPE_BUF bytes are atomic: all or nothing (POSIX). */
+static ssize_t pipe_write(void *priv, const void *src, size_t n)
+{
+    struct pipe *p = priv;
+    ssize_t ret;
+    nom_preempt_disable();
+    size_t space = PIPE_SIZE - p->len;
+    if (p->readers == 0)
+        ret = -EPIPE;
+    else if (space == 0 || (n <= PIPE_BUF && space < n))
+        ret = -EAGAIN;
+    else {
+        size_t put = n < space ? n : space;
+        for (size_t done = 0; done < put;) {
+            size_t tail = (p->head + p->len) % PIPE_SIZE;
+            size_t chunk = PIPE_SIZE - tail < put - done ? PIPE_SIZE - tail : put - done;
+            memcpy(p->buf + tail, (const char *)src + done, chunk);
+            p->len += chunk;
+            done += chunk;
+        }
+        ret = (ssize_t)put;
+    }
+    nom_preempt_enable();
+    if (ret > 0)
+        nom_fd_event();
+    return ret;
+}
+
+static short pipe_poll_read(void *priv)
+{
+    struct pipe *p = priv;
+    return (short)((p->len ? POLLIN : 0) | (p->writers == 0 ? POLLHUP : 0));
+}
+
+static short pipe_poll_write(void *priv)
+{
+    struct pipe *p = priv;
+    return (short)(p->readers == 0 ? POLLERR : PIPE_SIZE - p->len >= PIPE_BUF ? POLLOUT : 0);
+}
+
+static void pipe_put(struct pipe *p)
+{
+    if (p->readers == 0 && p->writers == 0)
+        free(p);
+    nom_fd_event();
+}
+
+static int pipe_close_read(void *priv)
+{
+    struct pipe *p = priv;
+    p->readers--;
+    pipe_put(p);
+    return 0;
+}
+
+static int pipe_close_write(void *priv)
+{
+    struct pipe *p = priv;
+    p->writers--;
+    pipe_put(p);
+    return 0;
+}
+
+static const struct nom_file_ops pipe_read_ops = {
+    .read = pipe_read, .close = pipe_close_read, .poll = pipe_poll_read,
+};
+static const struct nom_file_ops pipe_write_ops = {
+    .write = pipe_write, .close = pipe_close_write, .poll = pipe_poll_write,
+};
+
+int fd_kind_is_pipe(const struct nom_file_ops *ops)
+{
+    return ops == &pipe_read_ops || ops == &pipe_write_ops;
+}
+
+int pipe2(int fds[2], int flags)
+{
+    struct pipe *p = calloc(1, sizeof *p);
+    if (!p) {
+        errno = ENOMEM;
+        return -1;
+    }
+    p->readers = p->writers = 1;
+    fds[0] = nom_fd_install(&pipe_read_ops, p);
+    fds[1] = fds[0] < 0 ? -1 : nom_fd_install(&pipe_write_ops, p);
+    if (fds[1] < 0) {
+        int err = fds[0] < 0 ? -fds[0] : -fds[1];
+        if (fds[0] >= 0) {
+            p->writers = 0;
+            close(fds[0]);
+        } else {
+            free(p);
+        }
+        errno = err;
+        return -1;
+    }
+    if (flags & O_NONBLOCK) {
+        fcntl(fds[0], F_SETFL, O_NONBLOCK);
+        fcntl(fds[1], F_SETFL, O_NONBLOCK);
+    }
+    return 0;
+}
+
+int pipe(int fds[2])
+{
+    return pipe2(fds, 0);
+}

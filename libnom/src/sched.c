@@ -1,0 +1,411 @@
+/* sched.c: the user-level scheduler (paper 3.3): a FIFO run queue per core, timers in a
+ * min-heap, idle hooks polled then armed before the core blocks, and time-slice preemption
+ * through NOM_UPCALL_TIMER. The contract for library writers is include/nom/sched.h. */
+#include <errno.h>
+#include <stddef.h>
+#include <nom/sched.h>
+#include <nom/syscall.h>
+#include <nom/time.h>
+#include "libnom.h"
+#include "timerheap.h"
+
+#define IRQ_ROUTES 64
+#define TIMER_SLOTS_RESERVE (1ul << 30) /* address space for the timer heap's slot array */
+
+static struct nom_cpu cpu0;
+
+static uint64_t slice_us = 10000, idle_poll_us = 50;
+static struct nom_idle_hook *hooks;
+static struct {
+    uint64_t cookie;
+    void (*fn)(void *);
+    void *arg;
+} irq_routes[IRQ_ROUTES];
+static unsigned nroutes;
+static void (*notify_fn)(uint64_t, void *);
+static void *notify_arg;
+
+static int timer_slots_grow(struct nom_timerheap *h, size_t need);
+static struct nom_timerheap timers = { NULL, 0, 0, timer_slots_grow };
+
+#define thread_of_link(l) \
+    ((struct nom_thread *)((char *)(l) - offsetof(struct nom_thread, rq)))
+
+/* One core today: every context would find its own struct nom_cpu through a per-core register
+ * (see the report's ABI request), and the run queue lock would become a spinlock. */
+struct nom_cpu *nom_cpu_self(void)
+{
+    return &cpu0;
+}
+
+void sched_init(struct nom_thread *main_thread)
+{
+    cpu0.current = main_thread;
+    main_thread->state = T_RUNNING;
+    cpu0.slice_start = nom_tsc();
+}
+
+void nom_sched_set_slice_us(uint64_t us) { slice_us = us; }
+void nom_sched_set_idle_poll_us(uint64_t us) { idle_poll_us = us; }
+
+void nom_idle_hook_add(struct nom_idle_hook *hook)
+{
+    nom_preempt_disable();
+    hook->next = hooks;
+    hooks = hook;
+    nom_preempt_enable();
+}
+
+int nom_irq_handler_set(uint64_t cookie, void (*fn)(void *), void *arg)
+{
+    int ret = -ENOSPC;
+    nom_preempt_disable();
+    for (unsigned i = 0; i < IRQ_ROUTES; i++) {
+        if ((i < nroutes && irq_routes[i].cookie == cookie) || i == nroutes) {
+            irq_routes[i].cookie = cookie;
+            irq_routes[i].fn = fn;
+            irq_routes[i].arg = arg;
+            if (i == nroutes)
+                nroutes++;
+            ret = 0;
+            break;
+        }
+    }
+    nom_preempt_enable();
+    return ret;
+}
+
+void nom_notify_handler_set(void (*fn)(uint64_t, void *), void *arg)
+{
+    nom_preempt_disable();
+    notify_fn = fn;
+    notify_arg = arg;
+    nom_preempt_enable();
+}
+
+/* ---- upcall side: only record, never run callbacks (see nom/sched.h) ---- */
+
+void sched_upcall_timer(struct nom_cpu *c)
+{
+    c->timer_fired = 1;
+    c->work_pending = 1;
+}
+
+void sched_upcall_irq(struct nom_cpu *c, uint64_t cookie)
+{
+    for (unsigned i = 0; i < nroutes; i++) {
+        if (irq_routes[i].cookie == cookie) {
+            __atomic_fetch_or(&c->irq_pending, 1ull << i, __ATOMIC_SEQ_CST);
+            c->work_pending = 1;
+            return;
+        }
+    }
+}
+
+void sched_upcall_notify(struct nom_cpu *c, uint64_t bits)
+{
+    __atomic_fetch_or(&c->notify_pending, bits, __ATOMIC_SEQ_CST);
+    c->work_pending = 1;
+}
+
+/* ---- timers ---- */
+
+/* The slot array lives in its own reserved region and grows by mapping pages, so adding a
+ * timer never calls malloc (scheduler context must not block on the malloc lock). */
+static int timer_slots_grow(struct nom_timerheap *h, size_t need)
+{
+    static uintptr_t base;
+    if (!base && !(base = vm_reserve(VM_TIMERS, TIMER_SLOTS_RESERVE)))
+        return -1;
+    size_t have = h->cap * sizeof(struct nom_timer *);
+    size_t want = need * 2 * sizeof(struct nom_timer *);
+    want = (want + NOM_PAGE_SIZE - 1) & ~(NOM_PAGE_SIZE - 1);
+    if (want > TIMER_SLOTS_RESERVE ||
+        nom_sys_mem_map(base + have, (want - have) / NOM_PAGE_SIZE,
+                        NOM_MAP_READ | NOM_MAP_WRITE) < 0)
+        return -1;
+    h->slots = (struct nom_timer **)base;
+    h->cap = want / sizeof(struct nom_timer *);
+    return 0;
+}
+
+/* Keeps one NOM_SYS_TIMER_SET armed at the earliest of: the next timer, and the end of the
+ * running thread's slice if others wait. A deadline already armed earlier is left alone (its
+ * upcall just re-arms), so most scheduling points make no system call. */
+static void sched_arm_timer(struct nom_cpu *c)
+{
+    uint64_t want = 0;
+    if (slice_us && !runq_empty(&c->runq))
+        want = c->slice_start + nom_us_to_tsc(slice_us);
+    struct nom_timer *t = timerheap_min(&timers);
+    if (t && (!want || t->deadline < want))
+        want = t->deadline;
+    if (want && (!c->timer_armed || want < c->timer_armed)) {
+        c->timer_armed = want;
+        nom_sys_timer_set(want);
+    }
+}
+
+void nom_timer_add(struct nom_timer *t, uint64_t deadline_tsc, void (*fn)(void *), void *arg)
+{
+    nom_preempt_disable();
+    timerheap_remove(&timers, t);
+    t->deadline = deadline_tsc;
+    t->fn = fn;
+    t->arg = arg;
+    if (timerheap_insert(&timers, t) != 0)
+        nom_panic("timer heap cannot grow (out of memory)");
+    if (timerheap_min(&timers) == t)
+        sched_arm_timer(nom_cpu_self());
+    nom_preempt_enable();
+}
+
+int nom_timer_cancel(struct nom_timer *t)
+{
+    nom_preempt_disable();
+    int was = timerheap_remove(&timers, t);
+    nom_preempt_enable();
+    return was;
+}
+
+static void run_expired_timers(void)
+{
+    uint64_t now = nom_tsc();
+    struct nom_timer *t;
+    while ((t = timerheap_pop_expired(&timers, now)) != NULL)
+        t->fn(t->arg);
+}
+
+/* ---- scheduling ---- */
+
+void sched_make_runnable(struct nom_thread *t)
+{
+    if (t->state != T_BLOCKED)
+        return;
+    t->state = T_RUNNABLE;
+    runq_push(&nom_cpu_self()->runq, &t->rq);
+}
+
+void sched_run_pending(struct nom_cpu *c)
+{
+    while (c->work_pending) {
+        c->work_pending = 0;
+        if (c->timer_fired) {
+            c->timer_fired = 0;
+            c->timer_armed = 0;
+        }
+        uint64_t irqs = __atomic_exchange_n(&c->irq_pending, 0, __ATOMIC_SEQ_CST);
+        for (unsigned i = 0; irqs; i++, irqs >>= 1)
+            if ((irqs & 1) && irq_routes[i].fn)
+                irq_routes[i].fn(irq_routes[i].arg);
+        uint64_t bits = __atomic_exchange_n(&c->notify_pending, 0, __ATOMIC_SEQ_CST);
+        if (bits && notify_fn)
+            notify_fn(bits, notify_arg);
+    }
+    run_expired_timers();
+}
+
+static int timer_due(void)
+{
+    struct nom_timer *t = timerheap_min(&timers);
+    return t && t->deadline <= nom_tsc();
+}
+
+/* Blocks the core, closing the race with upcalls: with delivery held (ctl.disabled), an
+ * interrupt arriving after the last check makes NOM_SYS_BLOCK return at once (abi.h). */
+static void block_core(struct nom_cpu *c)
+{
+    struct nom_timer *t = timerheap_min(&timers);
+    c->ctl.disabled = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (!c->work_pending && !timer_due() && runq_empty(&c->runq))
+        nom_sys_block(t ? t->deadline : 0);
+    c->ctl.disabled = 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (c->ctl.pending)
+        nom_sys_yield(); /* delivers what was held while we checked */
+}
+
+/* Nothing is runnable: poll the hooks for a while, then arm them, then block. Returns when
+ * something may have become runnable. */
+static void sched_idle(struct nom_cpu *c)
+{
+    uint64_t start = nom_tsc(), poll_for = nom_us_to_tsc(idle_poll_us);
+    while (hooks) {
+        int did = 0;
+        for (struct nom_idle_hook *h = hooks; h; h = h->next)
+            if (h->poll && h->poll(h->arg) > 0)
+                did = 1;
+        if (did || c->work_pending || timer_due() || !runq_empty(&c->runq))
+            return;
+        if (nom_tsc() - start >= poll_for)
+            break;
+        __builtin_ia32_pause();
+    }
+    for (struct nom_idle_hook *h = hooks; h; h = h->next)
+        if (h->arm && h->arm(h->arg))
+            return;
+    block_core(c);
+}
+
+void sched_schedule(void)
+{
+    struct nom_cpu *c = nom_cpu_self();
+    struct nom_thread *cur = c->current, *next;
+    struct nom_runq_link *l;
+    for (;;) {
+        sched_run_pending(c);
+        if ((l = runq_pop(&c->runq)) != NULL)
+            break;
+        sched_idle(c);
+    }
+    next = thread_of_link(l);
+    next->state = T_RUNNING;
+    c->slice_start = nom_tsc();
+    if (next != cur) {
+        cur->preempt_saved = c->preempt_count;
+        c->current = next;
+        c->preempt_count = next->preempt_saved;
+        nom_switch(cur, next);
+    }
+    sched_arm_timer(c);
+}
+
+void nom_preempt_disable(void)
+{
+    nom_cpu_self()->preempt_count++;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+void nom_preempt_enable(void)
+{
+    struct nom_cpu *c = nom_cpu_self();
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (--c->preempt_count == 0 && c->work_pending)
+        nom_sched_preempt_point();
+}
+
+/* A scheduling point in a running thread: run recorded work, and give the core away if the
+ * slice is over and someone waits. Loops because new work can arrive while it runs. */
+void nom_sched_preempt_point(void)
+{
+    struct nom_cpu *c = nom_cpu_self();
+    do {
+        c->preempt_count++;
+        sched_run_pending(c);
+        if (slice_us && !runq_empty(&c->runq) &&
+            nom_tsc() - c->slice_start >= nom_us_to_tsc(slice_us)) {
+            c->current->state = T_RUNNABLE;
+            runq_push(&c->runq, &c->current->rq);
+            sched_schedule();
+        } else {
+            sched_arm_timer(c);
+        }
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        c->preempt_count--;
+    } while (c->work_pending && c->preempt_count == 0);
+}
+
+void nom_yield(void)
+{
+    struct nom_cpu *c = nom_cpu_self();
+    nom_preempt_disable();
+    c->current->state = T_RUNNABLE;
+    runq_push(&c->runq, &c->current->rq);
+    sched_schedule();
+    nom_preempt_enable();
+}
+
+int sched_yield(void)
+{
+    nom_yield();
+    return 0;
+}
+
+/* ---- wait queues ---- */
+
+static void waitq_remove(struct nom_waitq *wq, struct nom_waiter *w)
+{
+    struct nom_waiter **pp = &wq->head, *prev = NULL;
+    while (*pp && *pp != w) {
+        prev = *pp;
+        pp = &(*pp)->next;
+    }
+    if (!*pp)
+        return;
+    *pp = w->next;
+    if (wq->tail == w)
+        wq->tail = prev;
+}
+
+static void waiter_timeout(void *arg)
+{
+    struct nom_waiter *w = arg;
+    if (w->woken)
+        return;
+    waitq_remove(w->wq, w);
+    sched_make_runnable(w->thread);
+}
+
+int nom_waitq_wait(struct nom_waitq *wq, uint64_t deadline_tsc)
+{
+    struct nom_cpu *c = nom_cpu_self();
+    struct nom_thread *cur = c->current;
+    nom_preempt_disable();
+    if (deadline_tsc && deadline_tsc <= nom_tsc()) {
+        nom_preempt_enable();
+        return -ETIMEDOUT;
+    }
+    struct nom_waiter w = { NULL, cur, wq, 0 };
+    if (wq->tail)
+        wq->tail->next = &w;
+    else
+        wq->head = &w;
+    wq->tail = &w;
+    if (deadline_tsc)
+        nom_timer_add(&cur->sleep_timer, deadline_tsc, waiter_timeout, &w);
+    cur->state = T_BLOCKED;
+    sched_schedule();
+    if (deadline_tsc)
+        nom_timer_cancel(&cur->sleep_timer);
+    nom_preempt_enable();
+    return w.woken ? 0 : -ETIMEDOUT;
+}
+
+int nom_waitq_wake_one(struct nom_waitq *wq)
+{
+    nom_preempt_disable();
+    struct nom_waiter *w = wq->head;
+    if (w) {
+        wq->head = w->next;
+        if (!wq->head)
+            wq->tail = NULL;
+        w->woken = 1;
+        sched_make_runnable(w->thread);
+    }
+    nom_preempt_enable();
+    return w != NULL;
+}
+
+void nom_waitq_wake_all(struct nom_waitq *wq)
+{
+    nom_preempt_disable();
+    while (nom_waitq_wake_one(wq))
+        ;
+    nom_preempt_enable();
+}
+
+void nom_sleep_until(uint64_t deadline_tsc)
+{
+    struct nom_waitq q = NOM_WAITQ_INIT;
+    while (nom_waitq_wait(&q, deadline_tsc) == 0)
+        ;
+}
+
+/* A new thread's first code (thread.c): it arrives from nom_switch inside sched_schedule of
+ * another thread, with the preempt count 1 it was created with. */
+void sched_thread_start(void)
+{
+    sched_arm_timer(nom_cpu_self());
+    nom_preempt_enable();
+}

@@ -1,0 +1,66 @@
+/* start.c: from the kernel's start-up stack to main(): libnom's initialization order, and the
+ * console primitives used before (and beneath) stdio. */
+#include <stdlib.h>
+#include <string.h>
+#include <nom/syscall.h>
+#include "libnom.h"
+
+uint32_t nom_app_id;
+char **environ;
+
+int main(int argc, char **argv, char **envp);
+void __libc_init_array(void);
+void __libc_fini_array(void);
+
+void nom_console_puts(const char *s)
+{
+    nom_sys_console_write(s, strlen(s));
+}
+
+char *nom_fmt_hex(char *buf, uint64_t v)
+{
+    static const char digits[] = "0123456789abcdef";
+    buf[0] = '0';
+    buf[1] = 'x';
+    for (int i = 0; i < 16; i++)
+        buf[2 + i] = digits[(v >> (60 - 4 * i)) & 0xf];
+    buf[18] = 0;
+    return buf;
+}
+
+char *nom_fmt_dec(char *buf, uint64_t v)
+{
+    char tmp[21];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (int i = 0; i < n; i++)
+        buf[i] = tmp[n - 1 - i];
+    buf[n] = 0;
+    return buf;
+}
+
+void nom_panic(const char *what)
+{
+    nom_console_puts("nom: libnom panic: ");
+    nom_console_puts(what);
+    nom_console_puts("\n");
+    nom_sys_exit(134);
+}
+
+/* Order matters: the heap before anything mallocs; the main thread before the upcall
+ * handler (faults are attributed to threads); upcalls before the scheduler arms timers. */
+__attribute__((noreturn)) void nom_start(struct nom_start_info *si)
+{
+    nom_app_id = si->app_id;
+    environ = si->envp;
+    heap_init();
+    thread_init_main();
+    upcall_init();
+    fd_init();
+    atexit(__libc_fini_array);
+    __libc_init_array();
+    exit(main((int)si->argc, si->argv, si->envp));
+}
