@@ -30,6 +30,7 @@ def phase_figures(fig):
         "exits_per_req": c.get("kvm_exits_per_req", c.get("exit_equiv_per_req")),
         "irqs_per_req": c.get("kvm_injections_per_req", c.get("irqs_per_req")),
         "cpu_util": c.get("vcpu_util"),
+        "cpu_pct": c["vcpu_util"] * 100 if c.get("vcpu_util") is not None else None,
     }
     for per_req, per_s in (("exits_per_req", "exits_s"), ("irqs_per_req", "irqs_s")):
         out[per_s] = out[per_req] * ops_s if out[per_req] is not None and ops_s else None
@@ -172,6 +173,9 @@ class Analysis:
         return out
 
 
-def ratio(a, b):
-    return a / b if a is not None and b not in (None, 0) else None
+def ratio(a, b, positive=False):
+    """a / b; None if either is missing, b is 0, or (positive) either is not > 0."""
+    if a is None or b in (None, 0) or (positive and (a <= 0 or b <= 0)):
+        return None
+    return a / b
 

@@ -18,6 +18,7 @@ from nomvm import Nic
 from .driver import GuestDriver, GuestError
 
 MAC = "52:54:00:12:34:56"
+WARMUP_S = 1.0  # of each phase, loaded but not measured: connections, caches, the TCG cache
 
 
 class LabDriver(GuestDriver):
@@ -28,16 +29,18 @@ class LabDriver(GuestDriver):
 
     # -- hooks of a guest driver ---------------------------------------------------------------
     def make_vm(self, app, variant, workdir, nic, extra_args):
-        """The nomvm.VM running app (variant) with `nic` and `extra_args` (counters)."""
+        """The nomvm.VM running app (variant) with `nic` and `extra_args` (counters), its
+        workdir (serial log) workdir/vm."""
         raise NotImplementedError
 
     def wait_ready(self, vm, app):
         """Returns when app serves on self.lab.guest_ip; raises GuestError otherwise."""
         raise NotImplementedError
 
-    def run_load(self, app, phase, seconds, lab, workdir):
+    def run_load(self, app, phase, seconds, lab, workdir, tag=None):
         """Runs the load of app/phase for seconds inside lab; returns {"ops", "latency_us",
-        "latency_tool", "samples"?, "raw"?} (driver.py's figures, less what LabDriver adds)."""
+        "latency_tool", "samples"?, "raw"?} (driver.py's figures, less what LabDriver adds).
+        tag names its raw output (the phase by default)."""
         raise NotImplementedError
 
     # -- the protocol ----------------------------------------------------------------------------
@@ -50,6 +53,7 @@ class LabDriver(GuestDriver):
         if on_network:
             on_network()
         self.counters = vmcounters.RunCounters(os.path.join(workdir, "counters"), self.accel)
+        os.makedirs(os.path.join(workdir, "vm"), exist_ok=True)
         try:
             nic = Nic(mac=MAC, backend="tap", tap=self.lab.tap)
             self.vm = self.make_vm(app, variant, workdir, nic, self.counters.qemu_args())
@@ -70,10 +74,12 @@ class LabDriver(GuestDriver):
     def load(self, phase, seconds):
         if self.vm.proc.poll() is not None:
             raise GuestError(f"the {self.name} guest died before {phase}:\n{self.vm.tail(20)}")
+        warm = min(WARMUP_S, seconds / 10)
+        self.run_load(self.app, phase, warm, self.lab, self.workdir, tag=f"warmup-{phase}")
         before_bytes, before = self._tap_rx_bytes(), self.counters.snapshot()
-        fig = dict(self.run_load(self.app, phase, seconds, self.lab, self.workdir))
+        fig = dict(self.run_load(self.app, phase, seconds - warm, self.lab, self.workdir))
         after, after_bytes = self.counters.snapshot(), self._tap_rx_bytes()
-        fig.setdefault("seconds", seconds)
+        fig.setdefault("seconds", seconds - warm)
         fig["bytes_out"] = after_bytes - before_bytes
         fig["counters"] = vmcounters.per_request(before, after, fig["ops"])
         return fig
@@ -84,9 +90,6 @@ class LabDriver(GuestDriver):
                 self.vm.stop()
             if self.counters:
                 self.counters.stop()
-            if self.vm:
-                with open(os.path.join(self.workdir, "serial.log"), "w") as f:
-                    f.write(self.vm.log())
         finally:
             if self.lab:
                 self.lab.teardown()

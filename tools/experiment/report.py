@@ -79,7 +79,7 @@ class Report:
         comparison guests in the plan (Linux runs the web load with nhttpd and nginx)."""
         cols = []
         for g in ("nom", "linux", "osv"):
-            if g not in self.guests:
+            if g not in self.guests and g != "nom":  # nom's column stays, "not run"
                 continue
             if g == "nom":
                 v = self.a.nom_variant(app)
@@ -132,7 +132,8 @@ class Report:
         self.out("## Summary: nom vs Linux vs OSv", "",
                  "Throughput under *many* load, latency and jitter under *single*, exits/s "
                  "(under TCG: exit equivalents, notifications + interrupts) under *many*, and "
-                 "profit of the whole run. nom is its adaptive variant unless marked.", "",
+                 "profit of the whole run. nom is its adaptive variant unless marked. Profit "
+                 "ratios are given only where both profits are positive.", "",
                  "| app | metric | nom | " + " | ".join(others) + " | "
                  + " | ".join(f"nom/{o}" for o in others) + " |",
                  "|---|---|---|" + "---|" * (2 * len(others)))
@@ -147,14 +148,15 @@ class Report:
                 self._summary_row(label, title, cols[0][2], vals, others)
             for kind in KINDS:
                 vals = {c[2]: self.a.profit(app, c[0], c[1], kind) for c in cols}
-                self._summary_row(label, f"profit, {kind} ($)", cols[0][2], vals, others)
+                self._summary_row(label, f"profit, {kind} ($)", cols[0][2], vals, others,
+                                  positive=True)
         self.out("")
 
-    def _summary_row(self, app, title, nom, vals, others):
+    def _summary_row(self, app, title, nom, vals, others, positive=False):
         none = (None, None, 0)
         cells = [fmt_stat(vals[nom])] + [fmt_stat(vals.get(o, none)) if o in vals else "-"
                                          for o in others]
-        ratios = [fmt_ratio(ratio(vals[nom][0], vals.get(o, none)[0])) for o in others]
+        ratios = [fmt_ratio(ratio(vals[nom][0], vals.get(o, none)[0], positive)) for o in others]
         self.out(f"| {app} | {title} | " + " | ".join(cells + ratios) + " |")
 
     def missing(self):
@@ -235,7 +237,7 @@ class Report:
                  "CPU utilization is the vCPU thread's share of a host core.", "",
                  "| app | metric | OS | many | single |", "|---|---|---|---|---|")
         metrics = (("exits/s", "exits_s"), ("irq injections/s", "irqs_s"),
-                   ("CPU utilization", "cpu_util"), ("exits/request", "exits_per_req"),
+                   ("CPU utilization (%)", "cpu_pct"), ("exits/request", "exits_per_req"),
                    ("instructions/request", "insns_per_req"))
         for app in self.apps:
             for title, name in metrics:
