@@ -385,6 +385,8 @@ static enum flush_result flush(struct conn *c)
 static void run(struct conn *c)
 {
     for (;;) {
+        /* Held back by a body or a full buffer: once written, buffered requests may be due. */
+        bool held = c->body_open || (c->out != NULL && out_room(c) < OUT_RESERVE);
         int answered = produce(c);
         enum flush_result r = answered < 0 ? FLUSH_ERROR : flush(c);
         if (r == FLUSH_ERROR) {
@@ -400,7 +402,7 @@ static void run(struct conn *c)
             linger(c);
             return;
         }
-        if (answered == 0)
+        if (answered == 0 && !held)
             break;
     }
     if (c->peer_eof) {

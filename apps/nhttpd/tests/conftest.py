@@ -1,0 +1,196 @@
+"""Fixtures for nhttpd's tests: a running server, whatever it runs on, and a raw HTTP client.
+
+`nhttpd` yields a Server (base_url, host, port, docroot: the tree it serves, idle_timeout) for
+each target in NHTTPD_TARGETS (comma-separated, default "linux,linux-poll"):
+  linux       build/apps/nhttpd/nhttpd-linux (epoll) on 127.0.0.1
+  linux-poll  build/apps/nhttpd/nhttpd-linux-poll, the poll(2) poller the nom build uses
+  nom         build/apps/nhttpd/nhttpd.elf in a nom VM (tools/nomvm, TCG unless real KVM),
+              QEMU user networking forwarding a free 127.0.0.1 port to the guest's port 80
+The test functions only talk HTTP to base_url, so they run unchanged on every target.
+`linux_server(*options)` starts a private Linux server with its own limits, for the tests that
+need them (the nom image's command line is fixed when it is built).
+"""
+import os
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+TOP = HERE.parents[2]
+BUILD = TOP / "build"
+OUT = BUILD / "apps" / "nhttpd"
+IDLE_TIMEOUT_S = 2.0
+COMMON_OPTIONS = [f"--idle-timeout={IDLE_TIMEOUT_S}"]
+
+
+@dataclass
+class Response:
+    status: int
+    reason: str
+    headers: dict
+    body: bytes
+
+
+def read_response(f, head_only=False):
+    """Reads one response from a socket file; None if the server closed first."""
+    line = f.readline()
+    if not line:
+        return None
+    version, status, reason = (line.decode("latin-1").rstrip("\r\n").split(" ", 2) + [""])[:3]
+    assert version == "HTTP/1.1", line
+    headers = {}
+    while True:
+        h = f.readline()
+        if h in (b"\r\n", b"\n", b""):
+            break
+        name, _, value = h.decode("latin-1").partition(":")
+        headers[name.strip().lower()] = value.strip()
+    n = 0 if head_only else int(headers.get("content-length", "0"))
+    body = f.read(n) if n else b""
+    assert len(body) == n, f"short body: {len(body)} of {n}"
+    return Response(int(status), reason, headers, body)
+
+
+@dataclass
+class Server:
+    host: str
+    port: int
+    docroot: Path
+    idle_timeout: float = IDLE_TIMEOUT_S
+    target: str = "linux"
+    proc: object = field(default=None, repr=False)
+
+    @property
+    def base_url(self):
+        return f"http://{self.host}:{self.port}"
+
+    def connect(self, timeout=30.0):
+        s = socket.create_connection((self.host, self.port), timeout=timeout)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return s
+
+    def exchange(self, raw, count=1, head_only=(), timeout=30.0):
+        """Sends raw bytes on a new connection and reads count responses (None once closed).
+        head_only: indexes of responses to HEAD requests (they have no body)."""
+        with self.connect(timeout) as s:
+            s.sendall(raw)
+            f = s.makefile("rb")
+            return [read_response(f, i in head_only) for i in range(count)]
+
+    def get(self, path, headers="", method="GET"):
+        raw = f"{method} {path} HTTP/1.1\r\nHost: t\r\n{headers}\r\n".encode()
+        return self.exchange(raw, head_only=(0,) if method == "HEAD" else ())[0]
+
+    def alive(self):
+        """The server still answers correctly: the index, byte for byte."""
+        r = self.get("/index.html")
+        return r is not None and r.status == 200 and \
+            r.body == (self.docroot / "index.html").read_bytes()
+
+    @staticmethod
+    def wait_closed(sock, limit):
+        """Reads until the peer closes; returns what arrived. Fails if still open after limit s."""
+        sock.settimeout(limit)
+        data = b""
+        end = time.monotonic() + limit
+        while time.monotonic() < end:
+            try:
+                chunk = sock.recv(65536)
+            except socket.timeout:
+                break
+            if not chunk:
+                return data
+            data += chunk
+        raise AssertionError(f"connection still open after {limit}s")
+
+
+@pytest.fixture(scope="session")
+def built():
+    env = dict(os.environ, TOP=str(TOP), BUILD=str(BUILD))
+    r = subprocess.run(["make", "-s", "-C", str(TOP / "apps" / "nhttpd"), "linux"], env=env,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return OUT
+
+
+def start_linux(binary, options):
+    """Starts a Linux build on a free port; returns (proc, port) once it listens."""
+    proc = subprocess.Popen([str(binary), "--bind=127.0.0.1", "--port=0",
+                             f"--root={OUT / 'www'}", *options],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    if not line.startswith("nhttpd: listening on "):
+        proc.kill()
+        raise RuntimeError(f"nhttpd did not start: {line}{proc.stderr.read()}")
+    return proc, int(line.rsplit(":", 1)[1])
+
+
+def stop_linux(proc):
+    """Stops a server started by start_linux; fails the test if it had died on its own."""
+    died = proc.poll()
+    proc.kill()
+    proc.wait()
+    assert died is None, f"nhttpd exited with {died}: {proc.stderr.read()}"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_nom(options):
+    """Boots nom with nhttpd.elf and waits until it listens; returns (vm, port)."""
+    kernel, elf = BUILD / "kernel" / "nom.elf", OUT / "nhttpd.elf"
+    if not (kernel.exists() and elf.exists()):
+        pytest.skip("the nom target needs build/kernel/nom.elf and build/apps/nhttpd/nhttpd.elf")
+    from nomvm import VM, Nic, make_iso
+    port = free_port()
+    iso = make_iso(str(kernel), [(str(elf), " ".join(["nhttpd", *options]))],
+                   str(OUT / "tests" / "nhttpd-test.iso"))
+    vm = VM(iso=iso, nics=[Nic(mac="52:54:00:12:34:01", hostfwd=[(port, 80)])],
+            name="nhttpd-test").start()
+    try:
+        vm.wait_for(r"nhttpd: listening on", timeout=300)
+    except TimeoutError:
+        vm.stop()
+        raise
+    return vm, port
+
+
+def targets():
+    return [t.strip() for t in os.environ.get("NHTTPD_TARGETS", "linux,linux-poll").split(",")
+            if t.strip()]
+
+
+@pytest.fixture(scope="module", params=targets())
+def nhttpd(request, built):
+    target = request.param
+    if target == "nom":
+        vm, port = start_nom(COMMON_OPTIONS)
+        yield Server("127.0.0.1", port, OUT / "www", target=target, proc=vm)
+        vm.stop()
+        return
+    binary = {"linux": "nhttpd-linux", "linux-poll": "nhttpd-linux-poll"}[target]
+    proc, port = start_linux(built / binary, COMMON_OPTIONS)
+    yield Server("127.0.0.1", port, OUT / "www", target=target, proc=proc)
+    stop_linux(proc)
+
+
+@pytest.fixture
+def linux_server(built):
+    """Starts private Linux servers with extra options; stops them after the test."""
+    procs = []
+
+    def start(*options, binary="nhttpd-linux"):
+        proc, port = start_linux(built / binary, [*COMMON_OPTIONS, *options])
+        procs.append(proc)
+        return Server("127.0.0.1", port, OUT / "www", proc=proc)
+
+    yield start
+    for p in procs:
+        stop_linux(p)
