@@ -142,9 +142,20 @@ static int64_t sys_upcall_register(struct ctx *c, uint64_t entry, uint64_t stack
     return 0;
 }
 
+/* Without an upcall handler, pending events cannot be delivered: block reports them as wake
+ * bits once instead (so notify still wakes such an application). */
+static uint32_t take_events_as_wake_bits(struct ctx *c) {
+    uint32_t bits = (c->irq_pending ? NOM_WAKE_IRQ : 0) | (c->notify_pending ? NOM_WAKE_NOTIFY : 0) |
+                    (c->timer_pending ? NOM_WAKE_DEADLINE : 0);
+    c->irq_pending = 0;
+    c->notify_pending = 0;
+    c->timer_pending = false;
+    return bits;
+}
+
 static int64_t sys_block(struct ctx *c, uint64_t deadline) {
     if (upcall_pending(c))
-        return NOM_WAKE_UPCALL;
+        return c->upcall_entry ? NOM_WAKE_UPCALL : take_events_as_wake_bits(c);
     if (deadline && deadline <= rdtsc())
         return NOM_WAKE_DEADLINE;
     c->state = CTX_BLOCKED;
@@ -154,6 +165,8 @@ static int64_t sys_block(struct ctx *c, uint64_t deadline) {
     sched_reprogram_timer();
     schedule(); /* back here when woken */
     c->in_block = false;
+    if (!c->upcall_entry)
+        take_events_as_wake_bits(c);
     return c->wake_bits;
 }
 

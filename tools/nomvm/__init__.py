@@ -2,5 +2,7 @@
 from .accel import choose_accel
 from .image import make_iso, read_module_list
 from .vm import VM, Nic
+from .session import BootResult, boot_apps, nics
 
-__all__ = ["choose_accel", "make_iso", "read_module_list", "VM", "Nic"]
+__all__ = ["choose_accel", "make_iso", "read_module_list", "VM", "Nic", "BootResult",
+           "boot_apps", "nics"]

@@ -24,14 +24,15 @@ def read_module_list(path, root):
     return modules
 
 
-def make_iso(kernel, modules, output, timeout_s=0):
-    """kernel: path of nom.elf; modules: [(elf_path, cmdline)]; writes output; returns it."""
+def make_iso(kernel, modules, output, timeout_s=0, kernel_cmdline=""):
+    """kernel: path of nom.elf; modules: [(elf_path, cmdline)]; kernel_cmdline: words for the
+    kernel (e.g. "exit-when-idle"); writes output; returns it."""
     with tempfile.TemporaryDirectory(prefix="nom-iso-") as tree:
         boot = os.path.join(tree, "boot")
         os.makedirs(os.path.join(boot, "grub"))
         shutil.copy(kernel, os.path.join(boot, "nom.elf"))
         lines = [f"set timeout={timeout_s}", "set default=0", "", 'menuentry "nom" {',
-                 "  multiboot2 /boot/nom.elf"]
+                 f"  multiboot2 /boot/nom.elf {kernel_cmdline}".rstrip()]
         for i, (elf, cmdline) in enumerate(modules):
             if not os.path.isfile(elf):
                 raise FileNotFoundError(f"module {elf} does not exist (not built?)")

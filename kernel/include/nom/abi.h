@@ -108,7 +108,8 @@ enum nom_syscall {
     NOM_SYS_YIELD = 13,
     /* block(uint64_t deadline_tsc) -> NOM_WAKE_* bits. Sleeps until an interrupt of an owned
      * device, a notification, or the TSC reaching deadline_tsc (0: no deadline). Returns at once
-     * if an upcall is pending. Pending upcalls are delivered on the way out. */
+     * if an upcall is pending. Pending upcalls are delivered on the way out. A context without
+     * an upcall handler gets its pending events as wake bits instead, and they are cleared. */
     NOM_SYS_BLOCK = 14,
     /* timer_set(uint64_t deadline_tsc) -> 0: one NOM_UPCALL_TIMER at deadline (0 cancels). */
     NOM_SYS_TIMER_SET = 15,

@@ -1,0 +1,16 @@
+/* witness: an innocent bystander. Keeps running (sleeping and waking) while other applications
+ * crash, and says so at the end. argv[1]: how many 100 ms rounds. */
+#include "ktest.h"
+
+int ktest_main(int argc, char **argv, struct nom_start_info *info) {
+    (void)info;
+    int rounds = 30;
+    if (argc > 1) {
+        rounds = 0;
+        for (const char *p = argv[1]; *p; p++) rounds = rounds * 10 + (*p - '0');
+    }
+    for (int i = 0; i < rounds; i++)
+        kt_sleep_ms(100);
+    kt_printf("witness: still alive after %d rounds\n", rounds);
+    return 0;
+}
