@@ -10,7 +10,8 @@ and measures it. The runner calls, for each cell (app, guest, variant) of each r
                                                 # runner starts the price provider there),
                                                 # boots, returns once the app serves; dict
     proc = driver.spawn(argv)                   # a host process inside the guest's network
-    addr = driver.host_address()                # where the guest reaches such a process
+    addr = driver.service_address()             # the address such a process listens on so
+                                                # that the guest reaches it
     figures = driver.load(phase, seconds)       # phase "many" then "single"; dict, below
     driver.stop()                               # always, also after an exception; idempotent
 
@@ -51,7 +52,7 @@ class GuestDriver:
     def start(self, app, variant, workdir, on_network=None):
         raise NotImplementedError
 
-    def host_address(self):
+    def service_address(self):
         raise NotImplementedError
 
     def spawn(self, argv, **popen_kwargs):

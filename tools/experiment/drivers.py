@@ -1,6 +1,7 @@
 """Which driver runs each guest: an adapter module per guest, or a MissingDriver saying why not.
 
-An adapter module `<guest>_driver.py` in this folder exposes make_driver(accel, osv_image) and
+An adapter module `<guest>_driver.py` in this folder exposes make_driver(accel, osv_image,
+price_port) and
 raises GuestError with the reason when its prerequisites (the guest's tool, netlab, loadgen,
 an OSv image) are missing; that reason becomes every one of the guest's cells' "not run".
 """
@@ -9,7 +10,7 @@ import importlib
 from .driver import GuestError, MissingDriver
 
 
-def load(guests, accel, osv_image=None):
+def load(guests, accel, osv_image=None, price_port=None):
     """{guest: driver} for every guest of the plan."""
     out = {}
     for guest in guests:
@@ -23,7 +24,8 @@ def load(guests, accel, osv_image=None):
                                            f"(tools/experiment/{guest}_driver.py)")
             continue
         try:
-            out[guest] = module.make_driver(accel=accel, osv_image=osv_image)
+            out[guest] = module.make_driver(accel=accel, osv_image=osv_image,
+                                            price_port=price_port)
         except GuestError as e:
             out[guest] = MissingDriver(guest, str(e))
     return out

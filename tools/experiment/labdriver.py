@@ -65,8 +65,11 @@ class LabDriver(GuestDriver):
         self.wait_ready(self.vm, app)
         return {"accel": self.accel, "qemu_args": self.vm.args}
 
-    def host_address(self):
-        return self.lab.host_ip
+    def service_address(self):
+        # Every address of the namespace: its tap (the guest's NIC 0 reaches lab.host_ip) and
+        # its loopback (where a user-mode NIC of a QEMU inside the namespace arrives). Nothing
+        # outside the namespace sees it.
+        return "0.0.0.0"
 
     def spawn(self, argv, **popen_kwargs):
         return self.lab.popen(argv, **popen_kwargs)

@@ -49,5 +49,5 @@ class LinuxDriver(LabDriver):
         return run_load(app, phase, seconds, lab, workdir, tag)
 
 
-def make_driver(accel, osv_image=None):
+def make_driver(accel, osv_image, price_port):
     return LinuxDriver(accel)

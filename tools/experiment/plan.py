@@ -46,7 +46,7 @@ class Plan:
     change_at_s: float = 60.0
     low_price: float = 1.0
     high_price: float = 10.0
-    price_port: int = DEFAULT_PORT  # the provider's port on the driver's host_address()
+    price_port: int = DEFAULT_PORT  # the provider's port on the driver's service_address()
     boot_estimate_s: float = 40.0  # until measured: TCG boots of the three guests take 5-40 s
 
     def __post_init__(self):

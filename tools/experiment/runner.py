@@ -82,7 +82,7 @@ def start_provider(driver, plan, workdir, timeout_s=30.0):
     returns once it listens, so that SIGUSR1 finds its handler installed."""
     path = os.path.join(workdir, "priceprovider.log")
     log = open(path, "w")
-    argv = [sys.executable, "-m", "priceprovider", "--bind", driver.host_address(),
+    argv = [sys.executable, "-m", "priceprovider", "--bind", driver.service_address(),
             "--port", str(plan.price_port), "--hold", "--schedule", plan.schedule_text()]
     proc = driver.spawn(argv, cwd=TOOLS, stdout=log, stderr=subprocess.STDOUT)
     proc.log = log
@@ -175,7 +175,8 @@ def main(argv=None):
                                      kvm_model=asdict(kvmmodel.DEFAULT)))
     print(f"experiment: accelerator {accel.upper()} ({reason}); results in {res.path}",
           file=sys.stderr)
-    guests = drivers.load(plan.guests, accel=accel, osv_image=args.osv_image)
+    guests = drivers.load(plan.guests, accel=accel, osv_image=args.osv_image,
+                          price_port=plan.price_port)
     schedule = plan.schedule()
     signal.signal(signal.SIGTERM, _interrupt)
     interrupted = False

@@ -40,7 +40,7 @@ class ScriptedDriver(GuestDriver):
         on_network()
         return {"booted": True}
 
-    def host_address(self):
+    def service_address(self):
         return "127.0.0.1"
 
     def spawn(self, argv, **kw):

@@ -1,0 +1,85 @@
+"""nom's driver: the nom kernel with one application (and priced), 1 vCPU, 128 MiB (paper 6.1).
+
+NIC 0 is the application's, on the lab's tap, with the static address the other guests use.
+priced, when built, gets NIC 1, QEMU user networking: from the guest it reaches the price
+provider at 10.0.2.2, which QEMU (running inside the lab's namespace) connects to the
+namespace's own loopback, where the provider listens (LabDriver.service_address()). Its traffic
+never touches the tap, so it is not billed as the application's.
+
+Variants: "adaptive" (the application picks W from price and load; needs priced) and "w=N"
+(the application's --batching-delay=N, paper 6.5).
+"""
+import os
+
+import netlab
+from loadgen import apps
+from nomvm import VM, Nic, make_iso
+
+from .driver import GuestError
+from .labdriver import LabDriver
+from .load import run_load
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
+KERNEL = os.path.join(BUILD, "kernel", "nom.elf")
+PRICED = os.path.join(BUILD, "apps", "priced", "priced.elf")
+PRICE_URL = "http://10.0.2.2:{port}/price.txt"
+MEMORY_MB = 128
+BOOT_TIMEOUT_S = 180.0
+IP = f"--ip={netlab.GUEST_IP}/{netlab.PREFIX_LEN}"
+
+# app: (ELF under BUILD, its command line, the console line that says it serves)
+APPS = {
+    "nhttpd": ("apps/nhttpd/nhttpd.elf", [IP, f"--port={apps.HTTP_PORT}"],
+               r"nhttpd: listening on"),
+    "memcached": ("apps/memcached/memcached.elf",
+                  [IP, "-p", str(apps.MEMCACHED_PORT), "-U", "0", "-t", "1", "-m", "64"],
+                  r"memcached: (listening|ready)"),
+    "netpipe": ("apps/netpipe/NPtcp.elf", [IP] + apps.NETPIPE_PINGPONG_ARGS,
+                r"NPtcp: (listening|ready)|Now starting the main loop"),
+}
+
+
+class NomDriver(LabDriver):
+    name = "nom"
+
+    def __init__(self, accel, price_port):
+        super().__init__(accel)
+        self.price_port = price_port
+
+    def unavailable(self, app, variant):
+        elf = os.path.join(BUILD, APPS[app][0])
+        for path, what in ((KERNEL, "the nom kernel"), (elf, f"nom's {app}")):
+            if not os.path.isfile(path):
+                return f"{what} is not built ({os.path.relpath(path, TOP)})"
+        if variant["name"] == "adaptive" and not os.path.isfile(PRICED):
+            return ("adaptive nom needs priced to see the price, and priced is not built "
+                    f"({os.path.relpath(PRICED, TOP)})")
+        return None
+
+    def make_vm(self, app, variant, workdir, nic, extra_args):
+        elf, args, _ = APPS[app]
+        if "w_us" in variant:
+            args = args + [f"--batching-delay={variant['w_us']:g}"]
+        modules = [(os.path.join(BUILD, elf), " ".join([app] + args))]
+        nics = [nic]
+        if os.path.isfile(PRICED):
+            modules.append((PRICED, f"priced --nic=1 --provider="
+                                    f"{PRICE_URL.format(port=self.price_port)}"))
+            nics.append(Nic(mac="52:54:00:12:34:57", backend="user"))
+        iso = make_iso(KERNEL, modules, os.path.join(workdir, "vm", "nom.iso"))
+        return VM(iso=iso, smp=1, memory_mb=MEMORY_MB, nics=nics, accel=self.accel,
+                  extra_args=extra_args, workdir=os.path.join(workdir, "vm"), name="nom")
+
+    def wait_ready(self, vm, app):
+        try:
+            vm.wait_for(APPS[app][2], BOOT_TIMEOUT_S)
+        except TimeoutError as e:
+            raise GuestError(f"nom's {app} did not become ready: {e}") from None
+
+    def run_load(self, app, phase, seconds, lab, workdir, tag=None):
+        return run_load(app, phase, seconds, lab, workdir, tag)
+
+
+def make_driver(accel, osv_image, price_port):
+    return NomDriver(accel, price_port)
