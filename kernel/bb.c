@@ -4,6 +4,7 @@
 #include "defs.h"
 #include "cpu.h"
 #include "pci.h"
+#include "seqlock.h"
 
 static union {
     struct nom_bb bb;
@@ -13,14 +14,12 @@ static union {
 uint64_t bb_phys(void) { return KERNEL_V2P(&board); }
 
 struct nom_bb *bb_begin_write(void) {
-    __atomic_store_n(&board.bb.generation, board.bb.generation + 1, __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    seqlock_write_begin(&board.bb.generation);
     return &board.bb;
 }
 
 void bb_end_write(void) {
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    __atomic_store_n(&board.bb.generation, board.bb.generation + 1, __ATOMIC_RELEASE);
+    seqlock_write_end(&board.bb.generation);
 }
 
 /* Fills the board from what boot found: CPUs, memory, PCI devices. */
