@@ -15,7 +15,7 @@
 
 #define NOM_STACK_DEFAULT (8ul << 20)   /* default thread stack reservation */
 #define NOM_STACK_GROW_PAGES 16         /* pages mapped per stack fault */
-#define NOM_MAIN_STACK_MAX (64ul << 20) /* the main thread's stack may grow to this */
+#define NOM_MAIN_STACK_MAX (64ul << 20) /* the main thread's stack reservation */
 
 enum thread_state { T_RUNNING, T_RUNNABLE, T_BLOCKED, T_ZOMBIE };
 
@@ -100,6 +100,8 @@ void sched_upcall_notify(struct nom_cpu *c, uint64_t bits);
 /* switch.S */
 /* Saves callee-saved state on from's stack and resumes to (nom_thread.saved_rsp). */
 void nom_switch(struct nom_thread *from, struct nom_thread *to);
+/* Runs fn(arg) on the stack ending at top; never returns. */
+__attribute__((noreturn)) void nom_call_on_stack(void (*fn)(void *), void *arg, uintptr_t top);
 /* Entry of a new thread's first switch: calls thread_entry(). */
 void nom_thread_trampoline(void);
 /* Injected by the upcall handler: saves every register, calls nom_sched_preempt_point. */
@@ -108,7 +110,8 @@ void nom_preempt_trampoline(void);
 void nom_upcall_entry(void);
 
 /* thread.c */
-void thread_init_main(void);
+/* Makes the initial context thread 1 with a growable stack and calls fn(arg) on it. */
+__attribute__((noreturn)) void thread_start_main(void (*fn)(void *), void *arg);
 __attribute__((noreturn)) void thread_entry(void);
 /* The thread whose stack reservation holds addr, or NULL. */
 struct nom_thread *thread_by_stack_addr(uintptr_t addr);

@@ -50,17 +50,23 @@ void nom_panic(const char *what)
     nom_sys_exit(134);
 }
 
-/* Order matters: the heap before anything mallocs; the main thread before the upcall
- * handler (faults are attributed to threads); upcalls before the scheduler arms timers. */
-__attribute__((noreturn)) void nom_start(struct nom_start_info *si)
+static __attribute__((noreturn)) void start_main(void *arg)
 {
-    nom_app_id = si->app_id;
-    environ = si->envp;
-    heap_init();
-    thread_init_main();
+    struct nom_start_info *si = arg;
     upcall_init();
     fd_init();
     atexit(__libc_fini_array);
     __libc_init_array();
     exit(main((int)si->argc, si->argv, si->envp));
+}
+
+/* Order matters: the heap before anything mallocs; the main thread (and its stack) before
+ * the upcall handler, which attributes faults to threads; upcalls before anything arms a
+ * timer. */
+__attribute__((noreturn)) void nom_start(struct nom_start_info *si)
+{
+    nom_app_id = si->app_id;
+    environ = si->envp;
+    heap_init();
+    thread_start_main(start_main, si);
 }

@@ -44,6 +44,20 @@ nom_thread_trampoline:
     ud2
     .size nom_thread_trampoline, . - nom_thread_trampoline
 
+/* void nom_call_on_stack(void (*fn)(void *), void *arg, uintptr_t top): runs fn(arg) on
+ * the stack ending at top (16-byte aligned) and never returns: the main thread leaves the
+ * kernel-made start-up stack for a growable reservation (thread.c). */
+    .globl nom_call_on_stack
+    .type nom_call_on_stack, @function
+nom_call_on_stack:
+    movq %rdx, %rsp
+    movq %rdi, %rax
+    movq %rsi, %rdi
+    xorl %ebp, %ebp
+    call *%rax
+    ud2
+    .size nom_call_on_stack, . - nom_call_on_stack
+
 /* Preemption, injected by the upcall handler into a preemptible thread (upcall.c): the handler
  * leaves the 128-byte red zone alone, pushes the interrupted rip below it and resumes here.
  * Every register is then still the thread's, so save them all (flags, the caller-saved GPRs

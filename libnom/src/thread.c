@@ -44,21 +44,23 @@ static void all_unlink(struct nom_thread *t)
         t->all_next->all_prev = t->all_prev;
 }
 
-/* The initial context becomes thread 1, "main", on the kernel-made stack, which may grow down
- * to NOM_MAIN_STACK_MAX below NOM_STACK_TOP. */
-void thread_init_main(void)
+static int stack_create(struct stack_region *s, size_t bytes);
+
+/* The initial context becomes thread 1, "main". It leaves the kernel-made start-up stack
+ * (NOM_STACK_PAGES below NOM_STACK_TOP, above the bulletin board, where NOM_SYS_MEM_MAP cannot
+ * add pages) for a reservation in the stacks arena that grows on demand like any thread's. */
+void thread_start_main(void (*fn)(void *), void *arg)
 {
     struct nom_thread *t = &main_thread;
     t->id = next_id++;
     strcpy(t->name, "main");
     t->main = 1;
     t->reent = _impure_ptr;
-    t->stack.top = NOM_STACK_TOP;
-    t->stack.base = NOM_STACK_TOP - NOM_MAIN_STACK_MAX;
-    t->stack.guard = STACK_GUARD;
-    t->stack.mapped_low = NOM_STACK_TOP - NOM_STACK_PAGES * NOM_PAGE_SIZE;
+    if (stack_create(&t->stack, NOM_MAIN_STACK_MAX + STACK_GUARD) != 0)
+        nom_panic("no memory for the main thread's stack");
     all_link(t);
     sched_init(t);
+    nom_call_on_stack(fn, arg, t->stack.top);
 }
 
 struct nom_thread *thread_by_stack_addr(uintptr_t addr)

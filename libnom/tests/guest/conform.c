@@ -1,0 +1,411 @@
+/* conform.c: libnom's in-guest conformance test (issue 3). A table of named tests, each
+ * asking one question; each prints "ok NAME" or "FAIL NAME: why", and the last line is
+ * "libnom conformance: P/N passed". tests/test_guest.py boots it and reads the verdicts.
+ * Timing checks use wide tolerances: under TCG a guest millisecond is not a host one. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/select.h>
+#include <time.h>
+#include <unistd.h>
+#include <nom/bb.h>
+#include <nom/dma.h>
+#include <nom/fault.h>
+#include <nom/time.h>
+
+#define TOLERANCE_NS (300 * 1000000ull) /* how late a timed wait may end, TCG included */
+
+static char why[256];
+#define CHECK(cond, ...) do { if (!(cond)) { snprintf(why, sizeof why, __VA_ARGS__); return 0; } } while (0)
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Does printf format floating point like any C library (SSE in user threads)? */
+static int test_stdio_floats(void)
+{
+    char buf[128];
+    volatile double x = 2.0;
+    snprintf(buf, sizeof buf, "%f %.3e %g %.2f %5.1f|", 3.25, 12345.678, 0.0001, -1.005 * x, 9.96);
+    CHECK(strcmp(buf, "3.250000 1.235e+04 0.0001 -2.01  10.0|") == 0, "got '%s'", buf);
+    CHECK(strtod("6.02e23", NULL) == 6.02e23, "strtod");
+    printf("  floats: %s\n", buf);
+    return 1;
+}
+
+/* Do a million malloc/free of random sizes keep every block's contents intact? */
+static int test_malloc_million(void)
+{
+    enum { SLOTS = 4096, ROUNDS = 1000000 };
+    static unsigned char *block[SLOTS];
+    static size_t size[SLOTS];
+    unsigned seed = 12345;
+    for (int i = 0; i < ROUNDS; i++) {
+        seed = seed * 1103515245u + 12345u;
+        unsigned s = (seed >> 8) % SLOTS;
+        if (block[s]) {
+            unsigned char tag = (unsigned char)(s * 31 + size[s]);
+            for (size_t k = 0; k < size[s]; k += 61)
+                CHECK(block[s][k] == tag, "block %u corrupted at %zu", s, k);
+            CHECK(block[s][size[s] - 1] == tag, "block %u tail corrupted", s);
+            free(block[s]);
+        }
+        size[s] = (seed >> 20) % 16 == 0 ? 1 + (seed >> 4) % 65536 : 1 + (seed >> 4) % 512;
+        block[s] = malloc(size[s]);
+        CHECK(block[s] != NULL, "malloc(%zu) failed at round %d", size[s], i);
+        memset(block[s], (unsigned char)(s * 31 + size[s]), size[s]);
+    }
+    for (unsigned s = 0; s < SLOTS; s++)
+        free(block[s]);
+    return 1;
+}
+
+/* Do 200 threads ping-ponging in pairs through mutexes and condition variables all finish,
+ * with the exact count? */
+enum { PAIRS = 100, VOLLEYS = 50 };
+struct pair {
+    pthread_mutex_t m;
+    pthread_cond_t cv;
+    int turn;
+};
+static struct pair pairs[PAIRS];
+static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;
+static long hits;
+
+struct player { struct pair *p; int me; };
+
+static void *pingpong(void *arg)
+{
+    struct player *pl = arg;
+    for (int v = 0; v < VOLLEYS; v++) {
+        pthread_mutex_lock(&pl->p->m);
+        while (pl->p->turn != pl->me)
+            pthread_cond_wait(&pl->p->cv, &pl->p->m);
+        pthread_mutex_lock(&count_lock);
+        hits++;
+        pthread_mutex_unlock(&count_lock);
+        pl->p->turn = !pl->me;
+        pthread_cond_signal(&pl->p->cv);
+        pthread_mutex_unlock(&pl->p->m);
+    }
+    return NULL;
+}
+
+static int test_threads_pingpong(void)
+{
+    static pthread_t th[2 * PAIRS];
+    static struct player pl[2 * PAIRS];
+    for (int i = 0; i < 2 * PAIRS; i++) {
+        if (i % 2 == 0) {
+            pthread_mutex_init(&pairs[i / 2].m, NULL);
+            pthread_cond_init(&pairs[i / 2].cv, NULL);
+        }
+        pl[i] = (struct player){ &pairs[i / 2], i % 2 };
+        CHECK(pthread_create(&th[i], NULL, pingpong, &pl[i]) == 0, "create %d", i);
+    }
+    for (int i = 0; i < 2 * PAIRS; i++)
+        CHECK(pthread_join(th[i], NULL) == 0, "join %d", i);
+    CHECK(hits == 2L * PAIRS * VOLLEYS, "count %ld, want %ld", hits, 2L * PAIRS * VOLLEYS);
+    return 1;
+}
+
+/* Does a timed wait that nobody signals time out, neither early nor much late? */
+static int test_cond_timedwait(void)
+{
+    pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 30 * 1000000;
+    if (until.tv_nsec >= 1000000000) until.tv_sec++, until.tv_nsec -= 1000000000;
+    uint64_t t0 = now_ns();
+    pthread_mutex_lock(&m);
+    int r = pthread_cond_timedwait(&cv, &m, &until);
+    pthread_mutex_unlock(&m);
+    uint64_t waited = now_ns() - t0;
+    CHECK(r == ETIMEDOUT, "returned %d", r);
+    CHECK(waited >= 29 * 1000000ull && waited < 30 * 1000000ull + TOLERANCE_NS,
+          "waited %llu ns for 30 ms", (unsigned long long)waited);
+    struct timespec past = { 0, 0 };
+    CHECK(pthread_mutex_timedlock(&m, &past) == 0, "timedlock on a free mutex");
+    pthread_mutex_unlock(&m);
+    printf("  cond_timedwait 30 ms took %llu us\n", (unsigned long long)waited / 1000);
+    return 1;
+}
+
+/* Does nanosleep sleep at least as asked, and not much longer? */
+static int test_nanosleep(void)
+{
+    static const long ms[] = { 1, 10, 50 };
+    for (unsigned i = 0; i < 3; i++) {
+        struct timespec ts = { 0, ms[i] * 1000000 };
+        uint64_t t0 = now_ns();
+        CHECK(nanosleep(&ts, NULL) == 0, "nanosleep failed");
+        uint64_t took = now_ns() - t0;
+        CHECK(took >= (uint64_t)ms[i] * 1000000 && took < (uint64_t)ms[i] * 1000000 + TOLERANCE_NS,
+              "nanosleep %ld ms took %llu ns", ms[i], (unsigned long long)took);
+        printf("  nanosleep %ld ms took %llu us\n", ms[i], (unsigned long long)took / 1000);
+    }
+    return 1;
+}
+
+/* Does monotonic time never go backwards, read by many threads interleaved? */
+static pthread_mutex_t mono_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t mono_last;
+static int mono_backwards;
+
+static void *mono_reader(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 2000; i++) {
+        pthread_mutex_lock(&mono_lock);
+        uint64_t t = now_ns();
+        if (t < mono_last)
+            mono_backwards++;
+        mono_last = t;
+        pthread_mutex_unlock(&mono_lock);
+        if (i % 7 == 0)
+            sched_yield();
+    }
+    return NULL;
+}
+
+static int test_monotonic_threads(void)
+{
+    pthread_t th[8];
+    for (int i = 0; i < 8; i++)
+        CHECK(pthread_create(&th[i], NULL, mono_reader, NULL) == 0, "create");
+    for (int i = 0; i < 8; i++)
+        pthread_join(th[i], NULL);
+    CHECK(mono_backwards == 0, "time went backwards %d times", mono_backwards);
+    return 1;
+}
+
+/* Does a thread that never blocks or yields still let the others run (preemption)? */
+static volatile int spin_release;
+
+static void *spinner(void *arg)
+{
+    (void)arg;
+    while (!spin_release)
+        ;
+    return NULL;
+}
+
+static void *releaser(void *arg)
+{
+    (void)arg;
+    spin_release = 1;
+    return NULL;
+}
+
+static int test_preemption(void)
+{
+    pthread_t s, r;
+    CHECK(pthread_create(&s, NULL, spinner, NULL) == 0, "create spinner");
+    CHECK(pthread_create(&r, NULL, releaser, NULL) == 0, "create releaser");
+    pthread_join(r, NULL);
+    pthread_join(s, NULL);
+    return 1;
+}
+
+/* Do thread stacks grow on demand to several MiB (page-fault upcalls), in a thread and in
+ * the main thread? */
+static int recurse(int depth)
+{
+    volatile char frame[4000];
+    frame[0] = (char)depth;
+    frame[sizeof frame - 1] = (char)depth;
+    int below = depth > 0 ? recurse(depth - 1) : 0;
+    return below + (frame[0] == (char)depth && frame[sizeof frame - 1] == (char)depth);
+}
+
+static void *deep(void *arg)
+{
+    return (void *)(long)recurse((int)(long)arg);
+}
+
+static int test_stack_growth(void)
+{
+    pthread_attr_t a;
+    pthread_t t;
+    void *ret;
+    pthread_attr_init(&a);
+    pthread_attr_setstacksize(&a, 16u << 20);
+    CHECK(pthread_create(&t, &a, deep, (void *)(long)1500) == 0, "create");
+    pthread_join(t, &ret);
+    CHECK((long)ret == 1501, "thread recursion gave %ld", (long)ret);
+    CHECK(recurse(1000) == 1001, "main recursion");
+    return 1;
+}
+
+/* Does a bad pointer in one thread produce a clear report and end only that thread? */
+static void *bad_pointer(void *arg)
+{
+    pthread_setname_np(pthread_self(), "faulter");
+    return (void *)(long)*(volatile int *)arg;
+}
+
+static int test_bad_pointer(void)
+{
+    pthread_t t;
+    void *ret;
+    nom_fault_policy_set(NOM_FAULT_END_THREAD);
+    CHECK(pthread_create(&t, NULL, bad_pointer, (void *)0x10) == 0, "create");
+    pthread_join(t, &ret);
+    nom_fault_policy_set(NOM_FAULT_EXIT);
+    CHECK(ret == NOM_THREAD_FAULTED, "join value %p", ret);
+    CHECK(nom_fault_count() == 1, "fault count %lu", nom_fault_count());
+    return 1;
+}
+
+/* Do pipes, poll and select work across threads, blocking and non-blocking? */
+static int pipefd[2];
+
+static void *late_writer(void *arg)
+{
+    (void)arg;
+    usleep(20000);
+    write(pipefd[1], "ping", 4);
+    return NULL;
+}
+
+static int test_pipe_poll(void)
+{
+    char buf[8];
+    pthread_t t;
+    CHECK(pipe(pipefd) == 0, "pipe");
+    fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
+    CHECK(read(pipefd[0], buf, sizeof buf) == -1 && errno == EAGAIN, "empty non-blocking read");
+    struct pollfd p = { pipefd[0], POLLIN, 0 };
+    CHECK(poll(&p, 1, 0) == 0, "poll on an empty pipe");
+    pthread_create(&t, NULL, late_writer, NULL);
+    CHECK(poll(&p, 1, 5000) == 1 && (p.revents & POLLIN), "poll woke with %x", p.revents);
+    CHECK(read(pipefd[0], buf, sizeof buf) == 4 && memcmp(buf, "ping", 4) == 0, "read data");
+    pthread_join(t, NULL);
+    fcntl(pipefd[0], F_SETFL, 0);
+    pthread_create(&t, NULL, late_writer, NULL);
+    fd_set rs;
+    FD_ZERO(&rs);
+    FD_SET(pipefd[0], &rs);
+    CHECK(select(pipefd[0] + 1, &rs, NULL, NULL, NULL) == 1, "select");
+    CHECK(read(pipefd[0], buf, sizeof buf) == 4, "blocking read");
+    pthread_join(t, NULL);
+    close(pipefd[1]);
+    CHECK(read(pipefd[0], buf, sizeof buf) == 0, "EOF after the writer closed");
+    close(pipefd[0]);
+    return 1;
+}
+
+/* Are errno and thread-specific data per thread, and once/recursive mutex/rwlock right? */
+static pthread_key_t key;
+static int once_runs;
+static void once_fn(void) { once_runs++; }
+
+static void *tls_thread(void *arg)
+{
+    pthread_setspecific(key, arg);
+    errno = (int)(long)arg;
+    sched_yield();
+    return (void *)(long)(errno == (int)(long)arg && pthread_getspecific(key) == arg);
+}
+
+static int test_thread_locals(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_t t[4];
+    void *ok;
+    pthread_key_create(&key, NULL);
+    for (long i = 0; i < 4; i++)
+        pthread_create(&t[i], NULL, tls_thread, (void *)(i + 100));
+    for (int i = 0; i < 4; i++) {
+        pthread_join(t[i], &ok);
+        CHECK(ok, "thread %d saw another's errno or key value", i);
+    }
+    pthread_once(&once, once_fn);
+    pthread_once(&once, once_fn);
+    CHECK(once_runs == 1, "once ran %d times", once_runs);
+    pthread_mutexattr_t ma;
+    pthread_mutex_t rm;
+    pthread_mutexattr_init(&ma);
+    pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&rm, &ma);
+    CHECK(pthread_mutex_lock(&rm) == 0 && pthread_mutex_lock(&rm) == 0, "recursive lock");
+    CHECK(pthread_mutex_unlock(&rm) == 0 && pthread_mutex_unlock(&rm) == 0, "recursive unlock");
+    pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
+    CHECK(pthread_rwlock_rdlock(&rw) == 0 && pthread_rwlock_tryrdlock(&rw) == 0, "two readers");
+    CHECK(pthread_rwlock_trywrlock(&rw) == EBUSY, "writer excluded by readers");
+    pthread_rwlock_unlock(&rw);
+    pthread_rwlock_unlock(&rw);
+    CHECK(pthread_rwlock_trywrlock(&rw) == 0, "writer after readers left");
+    pthread_rwlock_unlock(&rw);
+    return 1;
+}
+
+/* Does the bulletin board read consistently, and do time and DMA helpers agree with it? */
+static int test_bulletin_board(void)
+{
+    static struct nom_bb snap;
+    uint64_t g = nom_bb_snapshot(&snap);
+    CHECK(snap.magic == NOM_BB_MAGIC && snap.abi_version == NOM_ABI_VERSION, "bad magic/abi");
+    CHECK(g % 2 == 0, "odd generation %llu", (unsigned long long)g);
+    CHECK(nom_tsc_hz() == snap.tsc_hz && snap.tsc_hz > 0, "tsc_hz");
+    CHECK(snap.ncpus >= 1, "no cpus");
+    uint64_t phys;
+    unsigned char *p = nom_dma_alloc(3 * 4096, &phys);
+    CHECK(p && phys && (phys & 4095) == 0, "dma alloc");
+    CHECK(nom_virt_to_phys(p + 8192) == phys + 8192, "dma block not contiguous");
+    CHECK(p[0] == 0 && p[3 * 4096 - 1] == 0, "dma memory not zeroed");
+    nom_dma_free(p, 3 * 4096);
+    char *m = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(m != MAP_FAILED, "mmap");
+    m[0] = m[(1 << 20) - 1] = 1;
+    CHECK(munmap(m, 1 << 20) == 0, "munmap");
+    return 1;
+}
+
+static const struct {
+    const char *name;
+    int (*fn)(void);
+} tests[] = {
+    { "stdio_floats", test_stdio_floats },
+    { "malloc_million", test_malloc_million },
+    { "threads_pingpong_200", test_threads_pingpong },
+    { "cond_timedwait", test_cond_timedwait },
+    { "nanosleep", test_nanosleep },
+    { "monotonic_threads", test_monotonic_threads },
+    { "preemption", test_preemption },
+    { "stack_growth", test_stack_growth },
+    { "bad_pointer", test_bad_pointer },
+    { "pipe_poll", test_pipe_poll },
+    { "thread_locals", test_thread_locals },
+    { "bulletin_board", test_bulletin_board },
+};
+
+int main(int argc, char **argv)
+{
+    int passed = 0, n = (int)(sizeof tests / sizeof tests[0]);
+    for (int i = 0; i < n; i++) {
+        if (argc > 1 && strcmp(argv[1], tests[i].name) != 0)
+            continue;
+        why[0] = 0;
+        uint64_t t0 = now_ns();
+        int ok = tests[i].fn();
+        printf("%s %s%s%s (%llu ms)\n", ok ? "ok" : "FAIL", tests[i].name, ok ? "" : ": ",
+               why, (unsigned long long)(now_ns() - t0) / 1000000);
+        passed += ok;
+        if (argc > 1)
+            n = 1;
+    }
+    printf("libnom conformance: %d/%d passed\n", passed, n);
+    return passed == n ? 0 : 1;
+}
