@@ -102,3 +102,25 @@ def test_cpu_bound_apps_share_a_vcpu_and_a_blocked_app_costs_nothing():
     slept = int(re.search(r"^sleeper: slept (\d+) ms", r.log, re.M).group(1))
     assert m and slept >= 2000
     assert int(m.group(1)) * 20 < slept  # under 5% of its wall time, against 100% for spinners
+
+
+def test_notifications_timers_and_price_publication():
+    r = boot_apps([app("ipc", "wait"), app("ipc", "send", "1"),
+                   (os.path.join(APPS, "ipc.elf"), "nom.price-publisher ipc publish")])
+    assert r.all_apps_ok, r.log
+    assert "nom: app ipc started (id 3, cpu 0, price publisher)" in r.log
+    assert "ipc-send: notify 0, publish -1, notify unknown app -2" in r.log  # EPERM, ENOENT
+    assert "ipc-publish: publish 0, bad slot -3" in r.log                    # EINVAL
+    assert "ipc-wait: timer upcalls 1, notification bits 51, price 10000000 micro$/Gbit seq 1" in r.log
+
+
+def test_each_context_keeps_its_own_sse_state():
+    r = boot_apps([app("fpu", "a"), app("fpu", "b")], smp=1)
+    assert r.all_apps_ok, r.log
+    assert len(re.findall(r"^fpu [ab]: \d+ rounds, 0 corrupted$", r.log, re.M)) == 2
+
+
+def test_application_acquires_and_releases_a_second_core():
+    r = boot_apps([app("cores")], smp=2)
+    assert r.all_apps_ok, r.log
+    assert "cores: first on cpu 0, second on cpu 1, third acquire -6, counter 1000000" in r.log
