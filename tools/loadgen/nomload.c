@@ -11,11 +11,13 @@
  * Usage: nomload --proto P --host IPV4 --port N [--conns N] [--duration S] [--warmup S]
  *        [--keys N --value-size N --get-permille N] [--path P] [--size N --repeats N --trials N]
  *        [--interval-ms N] [--samples FILE] [--seed N]
- * --interval-ms prints "interval T_S REQUESTS" lines before the JSON (a time series).
+ * --interval-ms prints "interval T_S REQUESTS MEAN_US STDDEV_US" lines before the JSON (a
+ * time series: requests counted so far, latency of the interval's requests).
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -59,6 +61,7 @@ struct run {
     const struct options *o;
     struct samples lat;
     uint64_t start_ns, measure_ns, end_ns, next_interval_ns;
+    size_t interval_first;  /* first latency sample of the current interval */
     unsigned long requests, errors, reconnects, hits, gets;
     int epfd;
     FILE *out;
@@ -203,11 +206,21 @@ static int on_readable(struct run *r, struct conn *c)
     return send_next(r, c) != 0;
 }
 
+/* "interval T_S REQUESTS MEAN_US STDDEV_US": requests so far, latency of this interval's. */
 static void print_interval(struct run *r, uint64_t t)
 {
     if (!r->o->interval_ms || t < r->next_interval_ns)
         return;
-    fprintf(r->out, "interval %.3f %lu\n", (t - r->start_ns) / 1e9, r->requests);
+    double sum = 0, sq = 0, n = (double)(r->lat.n - r->interval_first);
+    for (size_t i = r->interval_first; i < r->lat.n; i++)
+        sum += r->lat.ns[i];
+    double mean = n > 0 ? sum / n : 0;
+    for (size_t i = r->interval_first; i < r->lat.n; i++)
+        sq += (r->lat.ns[i] - mean) * (r->lat.ns[i] - mean);
+    fprintf(r->out, "interval %.3f %lu %.3f %.3f\n", (t - r->start_ns) / 1e9, r->requests,
+            mean / 1000.0, n > 0 ? sqrt(sq / n) / 1000.0 : 0.0);
+    fflush(r->out);
+    r->interval_first = r->lat.n;
     r->next_interval_ns += (uint64_t)r->o->interval_ms * 1000000u;
 }
 

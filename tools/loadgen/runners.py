@@ -1,0 +1,133 @@
+"""Runs the load tools inside a netlab.NetLab and parses what they print.
+
+Each runner takes the lab, the guest's address and a duration, keeps the tool's raw output in
+workdir (returned under "raw") and returns the parsed figures (parsers.py). A tool that fails
+raises LoadError with its output.
+"""
+import os
+import shlex
+import subprocess
+import time
+
+from . import apps
+from .parsers import parse_memaslap, parse_nomload, parse_nptcp_stdout, parse_wrk, ParseError
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
+NOMLOAD = os.path.join(BUILD, "loadgen", "nomload")
+NPTCP = os.path.join(BUILD, "loadgen", "NPtcp")
+MANY_CONNS = 32  # wrk -c32 (issue 5); memcached "many" uses as many connections
+
+
+class LoadError(RuntimeError):
+    """A load tool failed; the message holds its command and output."""
+
+
+def build():
+    """Builds nomload and the patched NPtcp (make -C tools/loadgen); raises
+    subprocess.CalledProcessError on failure."""
+    subprocess.run(["make", "-s", "-C", HERE], check=True,
+                   env=dict(os.environ, TOP=TOP, BUILD=BUILD))
+
+
+def _run_tool(lab, args, seconds, workdir, name):
+    """Runs args in the lab with a generous timeout; saves stdout+stderr to workdir/name."""
+    os.makedirs(workdir, exist_ok=True)
+    try:
+        r = lab.run(args, timeout=seconds * 3 + 60)
+    except subprocess.TimeoutExpired:
+        raise LoadError(f"{shlex.join(args)} did not end in {seconds * 3 + 60} s") from None
+    raw = os.path.join(workdir, name)
+    with open(raw, "w") as f:
+        f.write(r.stdout + r.stderr)
+    if r.returncode != 0:
+        raise LoadError(f"{shlex.join(args)} exited {r.returncode}:\n{(r.stdout + r.stderr)[-2000:]}")
+    return r.stdout + r.stderr, raw
+
+
+def _parsed(parser, text, args):
+    try:
+        return parser(text)
+    except ParseError as e:
+        raise LoadError(f"{shlex.join(args)}: {e}:\n{text[-2000:]}") from None
+
+
+def nomload(lab, proto, host, port, conns, seconds, workdir, interval_ms=1000, warmup_s=0.0,
+            extra=(), name=None):
+    """Our client (nomload.c): {"requests", "throughput_rps", "latency_us": {...}, "intervals",
+    "raw"}. proto: memcached, http or netpipe (one connection)."""
+    args = [NOMLOAD, "--proto", proto, "--host", host, "--port", str(port), "--conns",
+            str(conns), "--duration", str(seconds), "--warmup", str(warmup_s),
+            "--interval-ms", str(interval_ms), *extra]
+    text, raw = _run_tool(lab, args, seconds + warmup_s, workdir,
+                          name or f"nomload-{proto}-{conns}.txt")
+    out = _parsed(parse_nomload, text, args)
+    out["raw"] = raw
+    return out
+
+
+def memaslap_config(workdir):
+    """memaslap's config: 64-byte keys, 32-byte values, SET 10 % / GET 90 % (paper 6)."""
+    path = os.path.join(workdir, "memaslap.cfg")
+    with open(path, "w") as f:
+        f.write("key\n64 64 1\nvalue\n32 32 1\ncmd\n0 0.1\n1 0.9\n")
+    return path
+
+
+def memaslap(lab, host, port, conns, seconds, workdir, stats=False):
+    """memaslap GET/SET 90/10 with conns concurrent connections; latency only with stats
+    (-S, which costs throughput, issue 5)."""
+    os.makedirs(workdir, exist_ok=True)
+    threads = min(2, conns)
+    args = ["memcaslap", "-s", f"{host}:{port}", "-T", str(threads), "-c", str(conns),
+            "-t", f"{int(seconds)}s", "-F", memaslap_config(workdir)]
+    if stats:
+        args += ["-S", f"{int(seconds)}s"]
+    text, raw = _run_tool(lab, args, seconds, workdir, f"memaslap-{conns}.txt")
+    out = _parsed(parse_memaslap, text, args)
+    out["raw"] = raw
+    return out
+
+
+def wrk(lab, host, port, conns, seconds, workdir, path=apps.INDEX_PATH):
+    """wrk fetching the 175-byte page: many -t2 -c32, single -t1 -c1 (issue 5)."""
+    threads = 2 if conns > 1 else 1
+    args = ["wrk", f"-t{threads}", f"-c{conns}", f"-d{int(seconds)}s", "--latency",
+            f"http://{host}:{port}{path}"]
+    text, raw = _run_tool(lab, args, seconds, workdir, f"wrk-{conns}.txt")
+    out = _parsed(parse_wrk, text, args)
+    out["raw"] = raw
+    return out
+
+
+def nptcp_stream(lab, host, seconds, workdir):
+    """Streams with our patched NPtcp (-s, apps.NETPIPE_STREAM_ARGS) session after session
+    until `seconds` passed. Returns {"messages", "bytes", "seconds", "mbps" (NetPIPE's,
+    2**20 bit/s, of the last session), "usec_per_message" (mean over sessions), "sessions",
+    "raw"}. messages counts NetPIPE's timed trials: times x TRIALS per session."""
+    os.makedirs(workdir, exist_ok=True)
+    raw = os.path.join(workdir, "nptcp-stream.txt")
+    rows, start = [], time.monotonic()
+    with open(raw, "w") as log:
+        while time.monotonic() - start < seconds:
+            args = [NPTCP, "-h", host, *apps.NETPIPE_STREAM_ARGS,
+                    "-o", os.path.join(workdir, "nptcp-stream.out")]
+            text, _ = _run_tool(lab, args, 30, workdir, "nptcp-stream-last.txt")
+            log.write(text)
+            rows += _parsed(parse_nptcp_stdout, text, args)
+    elapsed = time.monotonic() - start
+    messages = sum(r["times"] for r in rows) * apps.NETPIPE_TRIALS
+    return {"messages": messages, "bytes": messages * apps.NETPIPE_STREAM_BYTES,
+            "seconds": elapsed, "mbps": rows[-1]["mbps"], "sessions": len(rows),
+            "usec_per_message": sum(r["usec"] for r in rows) / len(rows), "raw": raw}
+
+
+def nptcp_pingpong(lab, host, workdir):
+    """One stock NPtcp ping-pong session of 1024-byte messages (apps.NETPIPE_PINGPONG_ARGS):
+    [{"bytes", "times", "mbps", "usec"}]; usec is half the round trip, NetPIPE's convention."""
+    args = [NPTCP, "-h", host, *apps.NETPIPE_PINGPONG_ARGS,
+            "-o", os.path.join(workdir, "nptcp-pingpong.out")]
+    text, raw = _run_tool(lab, args, 30, workdir, "nptcp-pingpong.txt")
+    rows = _parsed(parse_nptcp_stdout, text, args)
+    return {"rows": rows, "raw": raw}

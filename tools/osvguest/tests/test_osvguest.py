@@ -1,0 +1,52 @@
+"""Does the OSv guest say "not run" without an image, and boot an image the right way?
+(A real OSv boot runs only when NOM_OSV_IMAGE names an image directory or file.)"""
+import os
+
+import pytest
+
+import netlab
+import osvguest
+from nomvm import Nic
+
+NIC = Nic(mac="52:54:00:12:34:56", backend="tap", tap="tap0")
+
+
+def test_without_an_image_every_app_is_not_run(tmp_path):
+    assert osvguest.unavailable(None, "memcached").startswith("not run")
+    assert "no OSv image for memcached" in osvguest.unavailable(str(tmp_path), "memcached")
+    assert "no OSv set-up" in osvguest.unavailable(str(tmp_path), "nhttpd")
+
+
+def test_a_directory_of_images_is_searched_by_app(tmp_path):
+    (tmp_path / "memcached.qcow2").write_bytes(b"")
+    assert osvguest.unavailable(str(tmp_path), "memcached") is None
+    assert osvguest.unavailable(str(tmp_path), "lighttpd") is not None
+
+
+def test_vm_has_the_same_nic_sizes_and_a_snapshot_disk(tmp_path):
+    image = tmp_path / "memcached.qcow2"
+    image.write_bytes(b"")
+    vm = osvguest.make_vm(str(tmp_path), "memcached", NIC, workdir=str(tmp_path), accel="tcg")
+    args = " ".join(vm.args)
+    assert "-m 128" in args and "-smp 1" in args
+    assert f"file={image},if=virtio,format=qcow2,snapshot=on" in args
+    assert "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:56" in args
+    assert "-kernel" not in vm.args
+
+
+def test_kernel_beside_the_images_boots_with_our_address(tmp_path):
+    (tmp_path / "memcached.img").write_bytes(b"")
+    (tmp_path / "kernel.elf").write_bytes(b"")
+    args = osvguest.boot_args(str(tmp_path), "memcached", cmdline="/memcached -u root -t 1")
+    assert args[args.index("-append") + 1] == \
+        f"--ip=eth0,{netlab.GUEST_IP},255.255.255.0 /memcached -u root -t 1"
+
+
+@pytest.mark.skipif(not os.environ.get("NOM_OSV_IMAGE"), reason="NOM_OSV_IMAGE not set")
+def test_osv_memcached_serves():
+    image = os.environ["NOM_OSV_IMAGE"]
+    with netlab.NetLab() as lab:
+        vm = osvguest.make_vm(image, "memcached",
+                              Nic(mac="52:54:00:12:34:56", backend="tap", tap=lab.tap))
+        lab.start_vm(vm)
+        osvguest.wait_ready(lab, "memcached", vm=vm)
