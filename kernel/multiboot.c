@@ -41,20 +41,38 @@ static uint64_t mbi_size(uint64_t mbi_phys) {
     return *(const uint32_t *)P2V(mbi_phys);
 }
 
-/* Every available RAM range becomes free frames, except what is in use: the first MiB (BIOS,
- * the AP trampoline), the kernel image, the multiboot information and the modules. */
-void multiboot_reserve_and_free_memory(uint64_t mbi_phys, const struct boot_info *bi) {
+/* Calls fn for every available-RAM range of the memory map. */
+static void for_each_ram_range(uint64_t mbi_phys, void (*fn)(uint64_t start, uint64_t end, void *arg),
+                               void *arg) {
     FOR_EACH_TAG(t, mbi_phys) {
         if (t->type != TAG_MMAP)
             continue;
         uint32_t entry_size = ((const uint32_t *)(t + 1))[0];
         const uint8_t *p = (const uint8_t *)(t + 1) + 8, *end = (const uint8_t *)t + t->size;
-        for (; p + entry_size <= end; p += entry_size) {
+        for (; entry_size && p + entry_size <= end; p += entry_size) {
             const struct mmap_entry *e = (const struct mmap_entry *)p;
             if (e->type == 1)
-                frame_free_range(e->addr, e->addr + e->len);
+                fn(e->addr, e->addr + e->len, arg);
         }
     }
+}
+
+static void free_range(uint64_t start, uint64_t end, void *arg) {
+    (void)arg;
+    frame_free_range(start, end);
+}
+
+static void track_max(uint64_t start, uint64_t end, void *arg) {
+    (void)start;
+    uint64_t *max = arg;
+    if (end > *max)
+        *max = end;
+}
+
+/* Every available RAM range becomes free frames, except what is in use: the first MiB (BIOS,
+ * the AP trampoline), the kernel image, the multiboot information and the modules. */
+void multiboot_reserve_and_free_memory(uint64_t mbi_phys, const struct boot_info *bi) {
+    for_each_ram_range(mbi_phys, free_range, NULL);
     frame_reserve_range(0, 0x100000);
     frame_reserve_range((uint64_t)_kernel_phys_start, (uint64_t)_kernel_phys_end);
     frame_reserve_range(mbi_phys, mbi_phys + mbi_size(mbi_phys));
@@ -65,16 +83,6 @@ void multiboot_reserve_and_free_memory(uint64_t mbi_phys, const struct boot_info
 /* The highest RAM address in the memory map. */
 uint64_t multiboot_max_phys(uint64_t mbi_phys) {
     uint64_t max = 0;
-    FOR_EACH_TAG(t, mbi_phys) {
-        if (t->type != TAG_MMAP)
-            continue;
-        uint32_t entry_size = ((const uint32_t *)(t + 1))[0];
-        const uint8_t *p = (const uint8_t *)(t + 1) + 8, *end = (const uint8_t *)t + t->size;
-        for (; p + entry_size <= end; p += entry_size) {
-            const struct mmap_entry *e = (const struct mmap_entry *)p;
-            if (e->type == 1 && e->addr + e->len > max)
-                max = e->addr + e->len;
-        }
-    }
+    for_each_ram_range(mbi_phys, track_max, &max);
     return max;
 }

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -57,30 +58,28 @@ static bool bandwidth_price(double *usd_per_gbit)
     return false;
 }
 
+/* The driver's and netif's counters (nom/net.h), all uint64_t, under their own names. */
+#define COUNTER(name) {#name, offsetof(struct nom_net_stats, name)}
+static const struct {
+    const char *name;
+    size_t offset;
+} counters[] = {
+    COUNTER(rx_packets),   COUNTER(rx_bytes),    COUNTER(rx_batches),       COUNTER(tx_packets),
+    COUNTER(tx_bytes),     COUNTER(tx_batches),  COUNTER(tx_kicks),         COUNTER(rx_kicks),
+    COUNTER(kicks_suppressed), COUNTER(interrupts), COUNTER(polls),         COUNTER(empty_polls),
+    COUNTER(arms),         COUNTER(arm_races),   COUNTER(tx_ring_full),     COUNTER(rx_hold_full),
+    COUNTER(rx_bad),       COUNTER(tx_bad),      COUNTER(rx_nobuf),         COUNTER(tx_dropped),
+    COUNTER(tx_gathers),
+};
+
 static void driver_json(struct json *j, const struct nom_net_stats *st)
 {
     json_object_begin(j, "driver");
-    json_uint(j, "rx_packets", st->rx_packets);
-    json_uint(j, "rx_bytes", st->rx_bytes);
-    json_uint(j, "rx_batches", st->rx_batches);
-    json_uint(j, "tx_packets", st->tx_packets);
-    json_uint(j, "tx_bytes", st->tx_bytes);
-    json_uint(j, "tx_batches", st->tx_batches);
-    json_uint(j, "tx_kicks", st->tx_kicks);
-    json_uint(j, "rx_kicks", st->rx_kicks);
-    json_uint(j, "kicks_suppressed", st->kicks_suppressed);
-    json_uint(j, "interrupts", st->interrupts);
-    json_uint(j, "polls", st->polls);
-    json_uint(j, "empty_polls", st->empty_polls);
-    json_uint(j, "arms", st->arms);
-    json_uint(j, "arm_races", st->arm_races);
-    json_uint(j, "tx_ring_full", st->tx_ring_full);
-    json_uint(j, "rx_hold_full", st->rx_hold_full);
-    json_uint(j, "rx_bad", st->rx_bad);
-    json_uint(j, "tx_bad", st->tx_bad);
-    json_uint(j, "rx_nobuf", st->rx_nobuf);
-    json_uint(j, "tx_dropped", st->tx_dropped);
-    json_uint(j, "tx_gathers", st->tx_gathers);
+    for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++) {
+        uint64_t v;
+        memcpy(&v, (const char *)st + counters[i].offset, sizeof v);
+        json_uint(j, counters[i].name, v);
+    }
     json_object_end(j);
 }
 

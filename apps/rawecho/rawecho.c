@@ -5,17 +5,18 @@
  * requests "stats", "w=US" and "exit" return the driver's counters as one JSON line, set the
  * batching delay, or release the NIC and end the application.
  *
- *   rawecho [--ip=A.B.C.D] [--batching-delay=US] [--idle-threshold=US] [--nic=BB_INDEX]
+ *   rawecho [--ip=A.B.C.D] [--batching-delay=US] [--idle-poll=US] [--nic=BB_INDEX]
  *
  * The default address 10.0.2.15 is the one QEMU user networking forwards to (hostfwd=udp:...).
- * The loop polls while frames come, arms the receive interrupt after --idle-threshold µs
- * without one (default 50, like libnom's idle poll), and then blocks until the interrupt or
- * the driver's batching deadline: no busy waiting when idle.
+ * The NIC is driven from libnom's scheduler, as net/ drives it: an idle hook polls while frames
+ * come, arms the receive interrupt after --idle-poll µs without any (libnom's knob, default
+ * 50), and libnom then blocks the core until the interrupt or the driver's batching deadline.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <nom/sched.h>
 #include <nom/syscall.h>
 #include <nom/time.h>
 
@@ -25,30 +26,43 @@
 #define ECHO_PORT 7
 #define CONTROL_PORT 7001
 
-struct rawecho {
+static struct {
     struct vnet *dev;
     struct proto_addr me;
     int bb_index;
     int exit_requested;
+    int err;                 /* the driver error that ended the service, else 0 */
     uint64_t echoed, answered, dropped;
-};
+    struct nom_waitq done;   /* main waits here until exit_requested */
+    struct nom_timer timer;  /* at the driver's batching deadline */
+    uint64_t timer_at;       /* what timer is armed for, or 0 */
+} app = { .me.ip = { 10, 0, 2, 15 }, .bb_index = -1 };
 
 static void say(const char *line)
 {
     nom_sys_console_write(line, strlen(line));
 }
 
-static void send_frame(struct rawecho *r, const uint8_t *frame, size_t len)
+static void stop(int err)
 {
-    struct vnet_iov iov = { frame, len };
-    if (vnet_tx_enqueue(r->dev, &iov, 1) != 0)
-        r->dropped++;
+    app.err = err;
+    app.exit_requested = 1;
+    nom_waitq_wake_all(&app.done);
 }
 
-static size_t stats_json(struct rawecho *r, char *buf, size_t size)
+/* ---- answering --------------------------------------------------------------------------- */
+
+static void send_frame(const uint8_t *frame, size_t len)
+{
+    struct vnet_iov iov = { frame, len };
+    if (vnet_tx_enqueue(app.dev, &iov, 1) != 0)
+        app.dropped++;
+}
+
+static size_t stats_json(char *buf, size_t size)
 {
     struct vnet_stats s;
-    vnet_stats(r->dev, &s);
+    vnet_stats(app.dev, &s);
     return (size_t)snprintf(buf, size,
         "{\"app\":\"rawecho\",\"batching_delay_us\":%u,\"echoed\":%llu,\"answered\":%llu,"
         "\"dropped\":%llu,\"rx_packets\":%llu,\"rx_batches\":%llu,\"tx_packets\":%llu,"
@@ -56,8 +70,8 @@ static size_t stats_json(struct rawecho *r, char *buf, size_t size)
         "\"interrupts\":%llu,\"polls\":%llu,\"empty_polls\":%llu,\"arms\":%llu,"
         "\"arm_races\":%llu,\"tx_ring_full\":%llu,\"rx_hold_full\":%llu,\"rx_bad\":%llu,"
         "\"tx_bad\":%llu}\n",
-        vnet_batching_delay_us(r->dev), (unsigned long long)r->echoed,
-        (unsigned long long)r->answered, (unsigned long long)r->dropped,
+        vnet_batching_delay_us(app.dev), (unsigned long long)app.echoed,
+        (unsigned long long)app.answered, (unsigned long long)app.dropped,
         (unsigned long long)s.rx_packets, (unsigned long long)s.rx_batches,
         (unsigned long long)s.tx_packets, (unsigned long long)s.tx_batches,
         (unsigned long long)s.tx_kicks, (unsigned long long)s.rx_kicks,
@@ -68,83 +82,137 @@ static size_t stats_json(struct rawecho *r, char *buf, size_t size)
         (unsigned long long)s.rx_bad, (unsigned long long)s.tx_bad);
 }
 
-/* "stats", "w=US" or "exit"; anything else gets the counters too. */
-static void control(struct rawecho *r, const uint8_t *in, const struct proto_udp *u,
-                    uint8_t *out)
+/* "stats", "w=US" or "exit"; every request gets the counters. */
+static void control(const uint8_t *in, const struct proto_udp *u, uint8_t *out)
 {
     char cmd[32] = { 0 }, reply[1024];
     memcpy(cmd, u->payload, u->payload_len < sizeof cmd - 1 ? u->payload_len : sizeof cmd - 1);
     cmd[strcspn(cmd, "\r\n")] = 0;
     if (strncmp(cmd, "w=", 2) == 0)
-        vnet_set_batching_delay_us(r->dev, (uint32_t)strtoul(cmd + 2, NULL, 10));
+        vnet_set_batching_delay_us(app.dev, (uint32_t)strtoul(cmd + 2, NULL, 10));
     if (strcmp(cmd, "exit") == 0)
-        r->exit_requested = 1;
-    size_t n = stats_json(r, reply, sizeof reply);
-    send_frame(r, out, proto_udp_reply(in, reply, n, out));
+        stop(0);
+    size_t n = stats_json(reply, sizeof reply);
+    send_frame(out, proto_udp_reply(in, reply, n, out));
 }
 
-static void answer(struct rawecho *r, const uint8_t *in, size_t len)
+static void answer(const uint8_t *in, size_t len)
 {
     static uint8_t out[PROTO_FRAME_MAX];
     struct proto_udp u;
     size_t n;
-    if (proto_udp_view(&r->me, in, len, &u)) {
+    if (proto_udp_view(&app.me, in, len, &u)) {
         if (u.dst_port == ECHO_PORT && (n = proto_udp_echo(in, len, out))) {
-            r->echoed++;
-            send_frame(r, out, n);
+            app.echoed++;
+            send_frame(out, n);
         } else if (u.dst_port == CONTROL_PORT) {
-            control(r, in, &u, out);
+            control(in, &u, out);
         }
-    } else if ((n = proto_arp_reply(&r->me, in, len, out))
-               || (n = proto_icmp_reply(&r->me, in, len, out))) {
-        r->answered++;
-        send_frame(r, out, n);
+    } else if ((n = proto_arp_reply(&app.me, in, len, out))
+               || (n = proto_icmp_reply(&app.me, in, len, out))) {
+        app.answered++;
+        send_frame(out, n);
     }
 }
 
 /* The driver's rx callback: answers each frame; the answers form the stack's tx batch. */
 static void on_frames(void *arg, const struct vnet_rx_frame *frames, unsigned count)
 {
-    struct rawecho *r = arg;
+    (void)arg;
     for (unsigned i = 0; i < count; i++)
-        answer(r, frames[i].data, frames[i].len);
-    vnet_tx_commit(r->dev);
+        answer(frames[i].data, frames[i].len);
+    vnet_tx_commit(app.dev);
 }
+
+/* ---- driving the NIC from libnom's scheduler (vnet_nom.h) -------------------------------- */
+
+static int pump(void);
+
+static void timer_fired(void *arg)
+{
+    (void)arg;
+    app.timer_at = 0;
+    pump();
+}
+
+/* Keeps one timer at the earliest of the driver's batching deadline and `extra`, so the core
+ * may block without holding a batch past W. */
+static void keep_deadline(uint64_t extra)
+{
+    uint64_t at = vnet_next_deadline(app.dev);
+    if (extra && (!at || extra < at))
+        at = extra;
+    if (at && at != app.timer_at) {
+        app.timer_at = at;
+        nom_timer_add(&app.timer, at, timer_fired, NULL);
+    }
+}
+
+/* Idle hook poll (scheduler context): > 0 if frames were answered. */
+static int pump(void)
+{
+    if (app.exit_requested)
+        return 0;
+    int n = vnet_poll(app.dev, on_frames, NULL);
+    if (n < 0) {
+        stop(n);
+        return 0;
+    }
+    keep_deadline(0);
+    return n;
+}
+
+static int hook_poll(void *arg)
+{
+    (void)arg;
+    return pump();
+}
+
+/* Idle hook arm: interrupt mode; without an interrupt the timer polls every millisecond. */
+static int hook_arm(void *arg)
+{
+    (void)arg;
+    if (app.exit_requested)
+        return 0;
+    int a = vnet_arm(app.dev);
+    if (a < 0)
+        stop(a);
+    else if (a == VNET_ARM_NO_IRQ)
+        keep_deadline(nom_tsc() + nom_us_to_tsc(1000));
+    return a == VNET_ARM_BUSY;
+}
+
+static struct nom_idle_hook hook = { .poll = hook_poll, .arm = hook_arm };
 
 /* Sends what is held and waits (at most 100 ms) until the device completed it, so the last
- * answers are not lost to the reset that releases the NIC. */
-static int drain(struct rawecho *r)
+ * answers are not lost to the reset that releases the NIC. Preemption disabled on entry. */
+static void drain(void)
 {
     uint64_t give_up = nom_tsc() + nom_us_to_tsc(100000);
-    vnet_tx_flush(r->dev);
-    int left;
-    while ((left = vnet_tx_outstanding(r->dev)) > 0 && nom_tsc() < give_up)
-        nom_sys_block(nom_tsc() + nom_us_to_tsc(100));
-    return left < 0 ? left : 0;
+    if (app.err || vnet_tx_flush(app.dev) < 0)
+        return;
+    while (vnet_tx_outstanding(app.dev) > 0 && nom_tsc() < give_up) {
+        nom_preempt_enable();
+        nom_sleep_until(nom_tsc() + nom_us_to_tsc(100));
+        nom_preempt_disable();
+    }
 }
 
-/* Polls while there is work; when the driver says idle, arms the interrupt and blocks until
- * it fires or the batching deadline passes (1 ms steps without an interrupt). */
-static int serve(struct rawecho *r)
+/* Serves until "exit" or a broken device. The hooks stay registered (libnom keeps them
+ * forever) but do nothing once exit_requested is set. */
+static void serve(void)
 {
-    while (!r->exit_requested) {
-        int n = vnet_poll(r->dev, on_frames, r);
-        if (n < 0)
-            return n;
-        if (n > 0 || !vnet_idle(r->dev))
-            continue;
-        int armed = vnet_arm(r->dev);
-        if (armed < 0)
-            return armed;
-        if (armed == VNET_ARM_BUSY)
-            continue;
-        uint64_t deadline = vnet_next_deadline(r->dev);
-        if (armed == VNET_ARM_NO_IRQ && !deadline)
-            deadline = nom_tsc() + nom_us_to_tsc(1000);
-        nom_sys_block(deadline);
-    }
-    return drain(r);
+    nom_preempt_disable();
+    nom_idle_hook_add(&hook);
+    keep_deadline(0);
+    while (!app.exit_requested)
+        nom_waitq_wait(&app.done, 0);
+    drain();
+    nom_timer_cancel(&app.timer);
+    nom_preempt_enable();
 }
+
+/* ---- start-up ---------------------------------------------------------------------------- */
 
 static int parse_ip(const char *s, uint8_t ip[4])
 {
@@ -156,53 +224,59 @@ static int parse_ip(const char *s, uint8_t ip[4])
     return 0;
 }
 
-static int parse_args(int argc, char **argv, struct rawecho *r, struct vnet_config *cfg)
+static int parse_args(int argc, char **argv, struct vnet_config *cfg)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strncmp(a, "--ip=", 5) == 0 && parse_ip(a + 5, r->me.ip) == 0)
+        if (strncmp(a, "--ip=", 5) == 0 && parse_ip(a + 5, app.me.ip) == 0)
             continue;
         if (strncmp(a, "--batching-delay=", 17) == 0)
             cfg->batching_delay_us = (uint32_t)strtoul(a + 17, NULL, 10);
-        else if (strncmp(a, "--idle-threshold=", 17) == 0)
-            cfg->idle_threshold_us = (uint32_t)strtoul(a + 17, NULL, 10);
+        else if (strncmp(a, "--idle-poll=", 12) == 0)
+            nom_sched_set_idle_poll_us(strtoull(a + 12, NULL, 10));
         else if (strncmp(a, "--nic=", 6) == 0)
-            r->bb_index = atoi(a + 6);
+            app.bb_index = atoi(a + 6);
         else
             return -1;
     }
     return 0;
 }
 
+static void banner(void)
+{
+    char line[256];
+    const uint8_t *m = app.me.mac, *ip = app.me.ip;
+    snprintf(line, sizeof line,
+             "rawecho: nic %d mac %02x:%02x:%02x:%02x:%02x:%02x ip %u.%u.%u.%u W %u us "
+             "features 0x%llx link %d; udp echo on %d, control on %d\n",
+             vnet_nom_bb_index(app.dev), m[0], m[1], m[2], m[3], m[4], m[5], ip[0], ip[1],
+             ip[2], ip[3], vnet_batching_delay_us(app.dev),
+             (unsigned long long)vnet_features(app.dev), vnet_link_up(app.dev), ECHO_PORT,
+             CONTROL_PORT);
+    say(line);
+}
+
 int main(int argc, char **argv)
 {
-    static struct rawecho r = { .me.ip = { 10, 0, 2, 15 }, .bb_index = -1 };
-    struct vnet_config cfg = { .idle_threshold_us = 50 };
+    struct vnet_config cfg = { 0 };
     char line[1024];
-    if (parse_args(argc, argv, &r, &cfg)) {
-        say("rawecho: usage: rawecho [--ip=A.B.C.D] [--batching-delay=US] "
-            "[--idle-threshold=US] [--nic=BB_INDEX]\n");
+    if (parse_args(argc, argv, &cfg)) {
+        say("rawecho: usage: rawecho [--ip=A.B.C.D] [--batching-delay=US] [--idle-poll=US] "
+            "[--nic=BB_INDEX]\n");
         return 2;
     }
-    int err = vnet_nom_open(&r.dev, r.bb_index, &cfg);
+    int err = vnet_nom_open(&app.dev, app.bb_index, &cfg);
     if (err) {
         snprintf(line, sizeof line, "rawecho: no virtio-net NIC (error %d)\n", err);
         say(line);
         return 1;
     }
-    vnet_mac(r.dev, r.me.mac);
-    snprintf(line, sizeof line,
-             "rawecho: nic %d mac %02x:%02x:%02x:%02x:%02x:%02x ip %u.%u.%u.%u W %u us "
-             "features 0x%llx link %d; udp echo on %d, control on %d\n",
-             vnet_nom_bb_index(r.dev), r.me.mac[0], r.me.mac[1], r.me.mac[2], r.me.mac[3],
-             r.me.mac[4], r.me.mac[5], r.me.ip[0], r.me.ip[1], r.me.ip[2], r.me.ip[3],
-             vnet_batching_delay_us(r.dev), (unsigned long long)vnet_features(r.dev),
-             vnet_link_up(r.dev), ECHO_PORT, CONTROL_PORT);
+    vnet_mac(app.dev, app.me.mac);
+    banner();
+    serve();
+    stats_json(line, sizeof line);
     say(line);
-    err = serve(&r);
-    stats_json(&r, line, sizeof line);
-    say(line);
-    vnet_nom_close(r.dev);
-    say(err ? "rawecho: device broken, NIC released\n" : "rawecho: NIC released, exiting\n");
-    return err ? 1 : 0;
+    vnet_nom_close(app.dev);
+    say(app.err ? "rawecho: device broken, NIC released\n" : "rawecho: NIC released, exiting\n");
+    return app.err ? 1 : 0;
 }

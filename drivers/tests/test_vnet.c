@@ -618,21 +618,6 @@ static void batching_delay_is_a_runtime_knob(void)
     finish(dev);
 }
 
-/* Does vnet_idle say "stop polling" only after the threshold and with nothing held? */
-static void idle_threshold(void)
-{
-    struct vnet *dev = start(16, 0);
-    CHECK(poll(dev) == 0 && vnet_idle(dev));
-    vnet_set_idle_threshold_us(dev, 50);
-    CHECK(sim_rx_frame(&sim, frame_of(1), 60));
-    CHECK(poll(dev) == 1 && !vnet_idle(dev));
-    CHECK(poll(dev) == 0 && !vnet_idle(dev));
-    sim_advance_us(&sim, 50);
-    CHECK(poll(dev) == 0 && vnet_idle(dev));
-    CHECK(vnet_set_batching_delay_us(dev, 10) == 0 && send(dev, 1) == 0 && !vnet_idle(dev));
-    finish(dev);
-}
-
 /* ---- the table ------------------------------------------------------------------------ */
 
 #define CASE(fn) { #fn, fn }
@@ -673,7 +658,6 @@ static const struct {
     CASE(no_event_idx_uses_flags),
     CASE(link_status_and_needs_reset),
     CASE(batching_delay_is_a_runtime_knob),
-    CASE(idle_threshold),
 };
 
 int main(int argc, char **argv)

@@ -227,10 +227,7 @@ int vnet_poll(struct vnet *dev, vnet_rx_fn cb, void *arg)
     if (added < 0)
         return added;
     virtq_irq_off(&dev->rx); /* poll mode; also keeps used_event out of reach as we advance */
-    dev->last_poll_empty = added == 0;
-    if (added)
-        dev->last_rx_tsc = now;
-    else
+    if (!added)
         dev->st.empty_polls++;
     int delivered = rx_due(dev, now) ? deliver_rx(dev, cb, arg) : 0;
     if (tx_due(dev, vnet_now(dev)))
@@ -269,13 +266,6 @@ int vnet_arm(struct vnet *dev)
         return VNET_ARM_BUSY;
     }
     return dev->irq ? VNET_ARM_IDLE : VNET_ARM_NO_IRQ;
-}
-
-int vnet_idle(const struct vnet *dev)
-{
-    if (dev->nheld || virtq_pending(&dev->tx) || !dev->last_poll_empty)
-        return 0;
-    return vnet_now(dev) - dev->last_rx_tsc >= dev->idle_tsc;
 }
 
 void vnet_interrupt(struct vnet *dev)

@@ -183,8 +183,6 @@ int vnet_open(struct vnet **out, const struct vnet_platform *plat, const struct 
         return err;
     }
     vnet_set_batching_delay_us(dev, c.batching_delay_us);
-    vnet_set_idle_threshold_us(dev, c.idle_threshold_us);
-    dev->last_rx_tsc = vnet_now(dev);
     *out = dev;
     return 0;
 }
@@ -212,12 +210,6 @@ int vnet_set_batching_delay_us(struct vnet *dev, uint32_t us)
 uint32_t vnet_batching_delay_us(const struct vnet *dev)
 {
     return dev->w_us;
-}
-
-void vnet_set_idle_threshold_us(struct vnet *dev, uint32_t us)
-{
-    dev->idle_us = us;
-    dev->idle_tsc = us_to_tsc(dev, us);
 }
 
 void vnet_mac(const struct vnet *dev, uint8_t mac[6])

@@ -35,11 +35,13 @@
  *   - The time a received frame starts waiting is the vnet_poll() that first saw it.
  *
  * Interrupt and poll modes (Unikraft's rx contract): the receive interrupt is off while the
- * caller polls. A caller that finds nothing to do calls vnet_arm(): it turns the receive
- * interrupt on and reports whether work is already waiting, which closes the race between
- * "ring empty" and "interrupt on". If vnet_arm() returns 1 the caller must poll again instead
- * of blocking; if 0 it may block until the interrupt or vnet_next_deadline(). The next
- * vnet_poll() turns the interrupt off again. Transmit completions never interrupt: they are
+ * caller polls; when to stop polling is the caller's policy (on nom: libnom's idle hooks, knob
+ * nom_sched_set_idle_poll_us). A caller that finds nothing to do calls vnet_arm(): it turns
+ * the receive interrupt on and reports whether work is already waiting, which closes the race
+ * between "ring empty" and "interrupt on". On VNET_ARM_BUSY the caller polls again instead of
+ * blocking; on VNET_ARM_IDLE it may block until the interrupt or vnet_next_deadline(), with
+ * interrupt delivery held between the arm and the block (see vnet_nom.h). The next vnet_poll()
+ * turns the interrupt off again. Transmit completions never interrupt: they are
  * reaped lazily by vnet_tx_enqueue() and vnet_poll() (Solo5 does the same).
  * Notifications in both directions use the event index (spec 2.6.7, 2.6.8), so a kick or an
  * interrupt (a VM exit or an injection under KVM) happens only when the other side asked for it.
@@ -106,7 +108,6 @@ struct vnet_platform {
 struct vnet_config {
     uint16_t queue_size;         /* per virtqueue, power of two; 0: VNET_DEFAULT_QUEUE_SIZE */
     uint32_t batching_delay_us;  /* initial W, see vnet_set_batching_delay_us() */
-    uint32_t idle_threshold_us;  /* initial value, see vnet_set_idle_threshold_us() */
 };
 
 /* Counters: monotonic since vnet_open(). A "batch" is one hand-over: one vnet_tx flush that
@@ -200,10 +201,6 @@ uint64_t vnet_next_deadline(const struct vnet *dev);
  * Returns VNET_ARM_IDLE, VNET_ARM_BUSY or VNET_ARM_NO_IRQ (see above), or -VNET_EIO. */
 int vnet_arm(struct vnet *dev);
 
-/* True when the caller should stop polling and vnet_arm(): nothing is held and no frame arrived
- * for idle_threshold_us (the poll/interrupt knob; 0: the first empty poll). Never fails. */
-int vnet_idle(const struct vnet *dev);
-
 /* Called by the device's interrupt (upcall) handler; only counts (the work happens in
  * vnet_poll(), on the caller's thread). Async-safe. With MSI-X no ISR read is needed. */
 void vnet_interrupt(struct vnet *dev);
@@ -213,9 +210,6 @@ void vnet_interrupt(struct vnet *dev);
  * VNET_MAX_BATCHING_DELAY_US, else 0. */
 int vnet_set_batching_delay_us(struct vnet *dev, uint32_t us);
 uint32_t vnet_batching_delay_us(const struct vnet *dev);
-
-/* Sets the poll-to-interrupt threshold (see vnet_idle()). Never fails. */
-void vnet_set_idle_threshold_us(struct vnet *dev, uint32_t us);
 
 /* Copies the device's MAC address (spec 5.1.4; zero if the device offers no VIRTIO_NET_F_MAC,
  * in which case the caller picks one). */

@@ -105,13 +105,11 @@ struct vnet {
     uint8_t mac[6];
     bool broken;
     bool irq;                  /* the receive queue has an MSI-X vector */
-    uint32_t w_us, idle_us;
-    uint64_t w_tsc, idle_tsc;
+    uint32_t w_us;
+    uint64_t w_tsc;
     uint16_t tx_hold_max, rx_hold_max; /* "close to full": 3/4 of the ring */
     uint64_t tx_oldest_tsc;    /* when the oldest held tx frame was enqueued */
     uint64_t rx_oldest_tsc;    /* when the oldest held rx frame was first seen */
-    uint64_t last_rx_tsc;      /* when a poll last found a new frame */
-    bool last_poll_empty;
     uint16_t nheld;            /* received frames held (paper 3.6), in arrival order: */
     uint16_t *held_id;         /*   their descriptor ids */
     uint16_t *held_len;        /*   their frame lengths (header stripped) */

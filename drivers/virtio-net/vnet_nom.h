@@ -6,8 +6,11 @@
  * MSI-X entry 0 to an upcall that calls vnet_interrupt(), and runs vnet_open() with DMA memory
  * from libnom (trusted mode, paper 3.5) and time from the TSC. vnet_nom_close() runs
  * vnet_close() (device reset) and then releases the device to the kernel.
- * The caller drives the device as virtio_net.h says; when vnet_idle() and vnet_arm() say so it
- * may block (nom_sys_block) until the interrupt or vnet_next_deadline().
+ * The caller drives the device as virtio_net.h says, from libnom's scheduler: an idle hook
+ * whose poll runs vnet_poll() and whose arm runs vnet_arm() (non-zero for VNET_ARM_BUSY), and a
+ * libnom timer at vnet_next_deadline(). Do not call NOM_SYS_BLOCK directly after vnet_arm():
+ * the interrupt's upcall may come in between and the block would then sleep through it
+ * (one interrupt per arm, spec 2.6.7.2); libnom blocks with upcalls held, which is safe.
  */
 #ifndef NOM_DRIVERS_VNET_NOM_H
 #define NOM_DRIVERS_VNET_NOM_H

@@ -1,8 +1,9 @@
 """The load of each application and phase (paper 6.1), through nomload, our closed-loop client
 with per-request latency (tools/loadgen/nomload.c), run inside the guest's NetLab.
 
-many: 32 connections each with one request outstanding (memcached GET/SET 90/10, HTTP GET of
-the 175-byte page; wrk -t2 -c32 in spirit); single: one connection, one request at a time;
+many: 32 connections each with one request outstanding (memcached GET/SET 90/10 over 10,000
+keys of 1,024-byte values, memaslap's default value size; HTTP GET of the 175-byte page; wrk
+-t2 -c32 in spirit); single: one connection, one request at a time;
 NetPIPE single: NPtcp's ping-pong of 1024-byte messages. NetPIPE many (streaming) needs
 NPtcp's own transmitter, not wired here yet: that phase raises GuestError.
 The stock tools' throughput (memaslap, wrk) is what tools/loadgen validates nomload against.
@@ -27,7 +28,7 @@ def nomload_args(app, phase, host, seconds):
               "--warmup", "0", "--interval-ms", "1000"]
     if app == "memcached":
         return [NOMLOAD, "--proto", "memcached", "--port", str(apps.MEMCACHED_PORT),
-                "--get-permille", "900"] + common
+                "--get-permille", "900", "--keys", "10000", "--value-size", "1024"] + common
     if app == "nhttpd":
         return [NOMLOAD, "--proto", "http", "--port", str(apps.HTTP_PORT), "--path",
                 apps.INDEX_PATH] + common

@@ -86,7 +86,7 @@ def test_echo_at_batching_delay(rawecho_elf, tmp_path, w):
 
 
 def test_runtime_knob_interrupt_wakeup_and_release(rawecho_elf, tmp_path):
-    with Rawecho(tmp_path, "--idle-threshold=50") as r:
+    with Rawecho(tmp_path, "--idle-poll=50") as r:
         assert r.ask(r.echo_port, b"first") == b"first"
         assert r.control("w=40")["batching_delay_us"] == 40
         time.sleep(0.5)  # idle far beyond the threshold: the driver armed and the core blocked

@@ -164,7 +164,7 @@ int ktest_main(int argc, char **argv, struct nom_start_info *info)
         int n = vnet_poll(dev, on_frames, NULL);
         if (n < 0)
             break;
-        if (n == 0 && vnet_idle(dev) && vnet_arm(dev) == VNET_ARM_NO_IRQ) {
+        if (n == 0 && vnet_arm(dev) == VNET_ARM_NO_IRQ) {
             uint64_t d = vnet_next_deadline(dev);
             SYS(NOM_SYS_BLOCK, d ? d : kt_rdtsc() + kt_tsc_hz() / 5000); /* 200 µs */
         }
