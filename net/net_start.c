@@ -1,0 +1,33 @@
+/* net_start.c: nom_net_start(), the one call an application makes to get its network (nom/net.h):
+ * its command-line options, its NIC (drivers/virtio-net on nom), then nom_net_attach(). */
+#include <errno.h>
+#include <stdio.h>
+
+#include <nom/net.h>
+
+#include "net_args.h"
+#include "vnet_nom.h"
+
+int nom_net_start(int *argc, char **argv)
+{
+    struct nom_net_config cfg;
+    struct vnet_config vcfg = { 0 };
+    struct vnet *dev;
+    int nic, r;
+
+    if (net_args_parse(argc, argv, &cfg, &nic) != 0) {
+        printf("net: bad option (use --ip=A.B.C.D/N --gw=A.B.C.D --nic=N "
+               "--batching-delay-us=US)\n");
+        return -EINVAL;
+    }
+    vcfg.batching_delay_us = cfg.batching_delay_us;
+    r = vnet_nom_open(&dev, nic, &vcfg);
+    if (r != 0) {
+        printf("net: no virtio-net NIC (driver error %d)\n", r);
+        return -ENODEV;
+    }
+    r = nom_net_attach(dev, &cfg);
+    if (r == -ETIMEDOUT)
+        printf("net: no DHCP lease yet; still trying\n");
+    return r;
+}

@@ -1,0 +1,15 @@
+/* netif_virtio.h: the lwIP netif over nom's virtio-net driver (inside net/). */
+#ifndef NOM_NET_NETIF_VIRTIO_H
+#define NOM_NET_NETIF_VIRTIO_H
+
+#include "lwip/netif.h"
+#include "virtio_net.h"
+
+/* netif_add() init function; netif->state must be the struct vnet. */
+err_t netif_virtio_init(struct netif *netif);
+/* vnet_rx_fn: gives received frames to the stack; arg is the netif. */
+void netif_virtio_rx(void *arg, const struct vnet_rx_frame *frames, unsigned count);
+/* The netif's own drop counters (nom_net_stats). */
+void netif_virtio_counters(uint64_t *rx_nobuf, uint64_t *tx_dropped, uint64_t *tx_gathers);
+
+#endif /* NOM_NET_NETIF_VIRTIO_H */

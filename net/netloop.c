@@ -1,0 +1,109 @@
+/* netloop.c: drives the stack from libnom's scheduler (see netloop.h). */
+#include <stddef.h>
+
+#include "lwip/timeouts.h"
+#include <nom/sched.h>
+#include <nom/time.h>
+
+#include "netif_virtio.h"
+#include "netloop.h"
+
+/* Without an interrupt (VNET_ARM_NO_IRQ) an idle core wakes this often to poll. */
+#define NETLOOP_NOIRQ_POLL_US 1000u
+
+static struct vnet *loop_dev;
+static struct netif *loop_netif;
+static struct nom_timer loop_timer;
+static uint64_t loop_timer_deadline; /* what loop_timer is armed for, 0 if not armed */
+static struct nom_idle_hook loop_hook;
+
+struct vnet *netloop_device(void)
+{
+    return loop_dev;
+}
+
+static void netloop_timer_fired(void *arg)
+{
+    (void)arg;
+    loop_timer_deadline = 0;
+    netloop_run();
+}
+
+/* Keeps one timer at the earliest of lwIP's next timeout and the driver's W deadline, so the
+ * core may block (nom/sched.h, "Idle") without missing either. */
+static void netloop_rearm(uint64_t extra_deadline)
+{
+    uint64_t now = nom_tsc(), deadline;
+    u32_t sleep_ms = sys_timeouts_sleeptime();
+    uint64_t dev_deadline = vnet_next_deadline(loop_dev);
+
+    deadline = sleep_ms == SYS_TIMEOUTS_SLEEPTIME_INFINITE ? 0
+                                                           : now + nom_us_to_tsc(sleep_ms * 1000ull);
+    if (dev_deadline && (deadline == 0 || dev_deadline < deadline))
+        deadline = dev_deadline;
+    if (extra_deadline && (deadline == 0 || extra_deadline < deadline))
+        deadline = extra_deadline;
+    if (deadline == 0 || deadline == loop_timer_deadline)
+        return;
+    loop_timer_deadline = deadline;
+    nom_timer_add(&loop_timer, deadline, netloop_timer_fired, NULL);
+}
+
+int netloop_run(void)
+{
+    int n;
+    if (loop_dev == NULL)
+        return 0;
+    nom_preempt_disable();
+    n = vnet_poll(loop_dev, netif_virtio_rx, loop_netif);
+    sys_check_timeouts();
+    vnet_tx_commit(loop_dev);
+    netloop_rearm(0);
+    nom_preempt_enable();
+    return n > 0 ? n : 0;
+}
+
+void netloop_commit(void)
+{
+    if (loop_dev == NULL)
+        return;
+    vnet_tx_commit(loop_dev);
+    netloop_rearm(0);
+}
+
+void netloop_rx_flush(void)
+{
+    if (loop_dev != NULL)
+        vnet_rx_flush(loop_dev, netif_virtio_rx, loop_netif);
+}
+
+static int netloop_idle_poll(void *arg)
+{
+    (void)arg;
+    return netloop_run();
+}
+
+/* Nothing to do for a while: interrupt mode. A device without an interrupt is polled by the
+ * timer instead; a broken one (-VNET_EIO) must not keep the core spinning either. */
+static int netloop_idle_arm(void *arg)
+{
+    int r;
+    (void)arg;
+    nom_preempt_disable();
+    r = vnet_arm(loop_dev);
+    if (r == VNET_ARM_NO_IRQ)
+        netloop_rearm(nom_tsc() + nom_us_to_tsc(NETLOOP_NOIRQ_POLL_US));
+    nom_preempt_enable();
+    return r == VNET_ARM_BUSY;
+}
+
+void netloop_attach(struct vnet *dev, struct netif *netif)
+{
+    loop_dev = dev;
+    loop_netif = netif;
+    loop_hook.poll = netloop_idle_poll;
+    loop_hook.arm = netloop_idle_arm;
+    loop_hook.arg = NULL;
+    nom_idle_hook_add(&loop_hook);
+    netloop_rearm(0);
+}

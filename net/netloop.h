@@ -1,0 +1,27 @@
+/*
+ * netloop.h: who drives the stack (inside net/). The NIC is polled from libnom's idle hook
+ * (no thread runnable) and from one libnom timer set to the earliest of lwIP's next timeout
+ * and the driver's batching deadline (vnet_next_deadline), so W is honoured even when threads
+ * keep the core busy. Socket calls end with netloop_commit(): the stack's batch of frames goes
+ * to the driver, which sends it now (W = 0) or by W (paper 3.6). All functions expect the
+ * caller to hold the stack lock (nom_preempt_disable) and do nothing before netloop_attach().
+ */
+#ifndef NOM_NET_NETLOOP_H
+#define NOM_NET_NETLOOP_H
+
+#include "lwip/netif.h"
+
+struct vnet;
+
+/* Registers the idle hook and the timer for this device and netif. */
+void netloop_attach(struct vnet *dev, struct netif *netif);
+/* One pass: poll the device, lwIP timeouts, commit the tx batch, re-arm the timer. Returns the
+ * number of frames received. */
+int netloop_run(void);
+/* Ends a batch of the stack's output (vnet_tx_commit) and re-arms the timer. */
+void netloop_commit(void);
+/* Hands the frames the driver holds to the stack now (paper 3.6, rx condition 3). */
+void netloop_rx_flush(void);
+struct vnet *netloop_device(void);
+
+#endif /* NOM_NET_NETLOOP_H */

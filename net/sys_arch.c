@@ -1,0 +1,26 @@
+/* sys_arch.c: the two things lwIP needs from the platform with NO_SYS=1: a millisecond clock
+ * (sys_now) for its timers, and random numbers (LWIP_RAND, arch/cc.h). */
+#include <stdint.h>
+
+#include "lwip/sys.h"
+#include <nom/time.h>
+
+/* Wraps every 49 days; lwIP compares timeouts with wrap-safe differences. */
+u32_t sys_now(void)
+{
+    return (u32_t)(nom_now_ns() / 1000000u);
+}
+
+static uint64_t rand_state;
+
+/* xorshift64*: fast, and good enough for sequence numbers that only have to differ between
+ * boots and connections (RFC 6528 wants more; noted as a limit in net/README.md). */
+unsigned int nomnet_rand(void)
+{
+    if (rand_state == 0)
+        rand_state = nom_now_ns() | 1u;
+    rand_state ^= rand_state >> 12;
+    rand_state ^= rand_state << 25;
+    rand_state ^= rand_state >> 27;
+    return (unsigned int)((rand_state * 0x2545F4914F6CDD1Dull) >> 32);
+}

@@ -1,0 +1,197 @@
+/* fake_vnet.c: the fake driver of fake_vnet.h. Times are TSC, as in the real driver. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <nom/time.h>
+
+#include "fake_vnet.h"
+
+struct held { uint8_t data[VNET_MTU_FRAME]; uint32_t len; };
+
+struct vnet {
+    int wire;
+    uint8_t mac[6];
+    unsigned ring;
+    uint32_t w_us;
+    struct held *tx, *rx;
+    unsigned ntx, nrx;
+    uint64_t tx_since, rx_since;  /* TSC when the oldest held frame started waiting */
+    unsigned lose_every, tx_seen;
+    int peer_gone;
+    struct vnet_stats st;
+};
+
+struct vnet *fake_vnet_open(int wire, const uint8_t mac[6], unsigned ring)
+{
+    struct vnet *d = calloc(1, sizeof *d);
+    d->wire = wire;
+    fcntl(wire, F_SETFL, O_NONBLOCK);
+    memcpy(d->mac, mac, 6);
+    d->ring = ring ? ring : VNET_DEFAULT_QUEUE_SIZE;
+    d->tx = calloc(d->ring, sizeof *d->tx);
+    d->rx = calloc(d->ring, sizeof *d->rx);
+    return d;
+}
+
+void fake_vnet_lose_every(struct vnet *d, unsigned n) { d->lose_every = n; }
+int fake_vnet_peer_gone(const struct vnet *d) { return d->peer_gone; }
+
+static uint64_t w_ticks(const struct vnet *d) { return nom_us_to_tsc(d->w_us); }
+
+/* One notification makes the whole held batch visible to the "device". */
+static int tx_flush(struct vnet *d)
+{
+    unsigned n = d->ntx;
+    for (unsigned i = 0; i < n; i++) {
+        d->tx_seen++;
+        if (d->lose_every && d->tx_seen % d->lose_every == 0)
+            continue;
+        if (write(d->wire, d->tx[i].data, d->tx[i].len) < 0 && errno != EAGAIN)
+            d->peer_gone = 1;
+    }
+    d->ntx = 0;
+    if (n > 0) {
+        d->st.tx_batches++;
+        d->st.tx_kicks++;
+    }
+    return (int)n;
+}
+
+int vnet_tx_enqueue(struct vnet *d, const struct vnet_iov *iov, unsigned iovcnt)
+{
+    struct held *h;
+    size_t len = 0;
+    if (iovcnt == 0 || iovcnt > VNET_TX_IOV_MAX)
+        return -VNET_EINVAL;
+    for (unsigned i = 0; i < iovcnt; i++)
+        len += iov[i].len;
+    if (len == 0 || len > VNET_MTU_FRAME)
+        return -VNET_EINVAL;
+    if (d->ntx == d->ring) {
+        d->st.tx_ring_full++;
+        tx_flush(d);
+        return -VNET_EAGAIN;
+    }
+    h = &d->tx[d->ntx];
+    h->len = 0;
+    for (unsigned i = 0; i < iovcnt; i++) {
+        memcpy(h->data + h->len, iov[i].base, iov[i].len);
+        h->len += (uint32_t)iov[i].len;
+    }
+    if (d->ntx++ == 0)
+        d->tx_since = nom_tsc();
+    d->st.tx_packets++;
+    d->st.tx_bytes += len;
+    if (d->w_us == 0 || d->ntx >= d->ring * 3 / 4)
+        tx_flush(d);
+    return 0;
+}
+
+int vnet_tx_commit(struct vnet *d)
+{
+    if (d->ntx > 0 && (d->w_us == 0 || nom_tsc() - d->tx_since >= w_ticks(d)))
+        return tx_flush(d);
+    return 0;
+}
+
+int vnet_tx_flush(struct vnet *d) { return tx_flush(d); }
+
+static int rx_deliver(struct vnet *d, vnet_rx_fn cb, void *arg)
+{
+    struct vnet_rx_frame f[VNET_DEFAULT_QUEUE_SIZE];
+    unsigned n = d->nrx;
+    for (unsigned i = 0; i < n; i++) {
+        f[i].data = d->rx[i].data;
+        f[i].len = d->rx[i].len;
+    }
+    d->nrx = 0;
+    if (n > 0) {
+        d->st.rx_batches++;
+        cb(arg, f, n);
+    }
+    return (int)n;
+}
+
+/* Takes one frame off the wire into the hold; 0 if none. */
+static int rx_take(struct vnet *d)
+{
+    struct held *h = &d->rx[d->nrx];
+    ssize_t r = read(d->wire, h->data, sizeof h->data); /* the wire is O_NONBLOCK */
+    if (r == 0)
+        d->peer_gone = 1;
+    if (r <= 0)
+        return 0;
+    h->len = (uint32_t)r;
+    if (d->nrx++ == 0)
+        d->rx_since = nom_tsc();
+    d->st.rx_packets++;
+    d->st.rx_bytes += (uint64_t)r;
+    return 1;
+}
+
+int vnet_poll(struct vnet *d, vnet_rx_fn cb, void *arg)
+{
+    int passed = 0, got = 0;
+    d->st.polls++;
+    if (d->ntx > 0 && nom_tsc() - d->tx_since >= w_ticks(d))
+        tx_flush(d);
+    while (d->nrx < d->ring && rx_take(d)) {
+        got++;
+        if (d->w_us == 0) /* run to completion: each frame alone */
+            passed += rx_deliver(d, cb, arg);
+        else if (d->nrx >= d->ring * 3 / 4) {
+            d->st.rx_hold_full++;
+            passed += rx_deliver(d, cb, arg);
+        }
+    }
+    if (got == 0)
+        d->st.empty_polls++;
+    if (d->nrx > 0 && nom_tsc() - d->rx_since >= w_ticks(d))
+        passed += rx_deliver(d, cb, arg);
+    return passed;
+}
+
+int vnet_rx_flush(struct vnet *d, vnet_rx_fn cb, void *arg) { return rx_deliver(d, cb, arg); }
+
+uint64_t vnet_next_deadline(const struct vnet *d)
+{
+    uint64_t t = 0;
+    if (d->ntx > 0)
+        t = d->tx_since + w_ticks(d);
+    if (d->nrx > 0 && (t == 0 || d->rx_since + w_ticks(d) < t))
+        t = d->rx_since + w_ticks(d);
+    return t;
+}
+
+int vnet_arm(struct vnet *d)
+{
+    struct pollfd p = { d->wire, POLLIN, 0 };
+    d->st.arms++;
+    if (d->ntx > 0 || d->nrx > 0 || (poll(&p, 1, 0) == 1 && !d->peer_gone)) {
+        d->st.arm_races++;
+        return VNET_ARM_BUSY;
+    }
+    return VNET_ARM_IDLE;
+}
+
+int vnet_idle(const struct vnet *d) { return d->ntx == 0 && d->nrx == 0; }
+void vnet_interrupt(struct vnet *d) { d->st.interrupts++; }
+
+int vnet_set_batching_delay_us(struct vnet *d, uint32_t us)
+{
+    if (us > VNET_MAX_BATCHING_DELAY_US)
+        return -VNET_EINVAL;
+    d->w_us = us;
+    return 0;
+}
+
+uint32_t vnet_batching_delay_us(const struct vnet *d) { return d->w_us; }
+void vnet_set_idle_threshold_us(struct vnet *d, uint32_t us) { (void)d; (void)us; }
+void vnet_mac(const struct vnet *d, uint8_t mac[6]) { memcpy(mac, d->mac, 6); }
+int vnet_link_up(struct vnet *d) { (void)d; return 1; }
+void vnet_stats(const struct vnet *d, struct vnet_stats *out) { *out = d->st; }
+uint64_t vnet_features(const struct vnet *d) { (void)d; return 0; }

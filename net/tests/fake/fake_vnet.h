@@ -1,0 +1,22 @@
+/*
+ * fake_vnet.h: a host stand-in for the virtio-net driver (drivers/virtio-net/virtio_net.h),
+ * keeping its contract (batching delay W, arm/poll, counters) over a "wire": one end of a
+ * SOCK_SEQPACKET socketpair, one Ethernet frame per message. Two processes, each with its own
+ * lwIP stack on one end, are two machines on a cable. The fake counts every frame and batch,
+ * and can lose frames on purpose.
+ */
+#ifndef NOM_NET_FAKE_VNET_H
+#define NOM_NET_FAKE_VNET_H
+
+#include <stdint.h>
+
+#include "virtio_net.h"
+
+/* Opens a fake device on host descriptor wire with this MAC and ring size (0: 256). */
+struct vnet *fake_vnet_open(int wire, const uint8_t mac[6], unsigned ring);
+/* Drops every n-th transmitted frame from now on (0: none). */
+void fake_vnet_lose_every(struct vnet *dev, unsigned n);
+/* 1 once the other end of the wire has closed (the peer process exited). */
+int fake_vnet_peer_gone(const struct vnet *dev);
+
+#endif

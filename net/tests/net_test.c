@@ -1,0 +1,756 @@
+/*
+ * net_test.c: host tests of net/ (the netif, the driving loop and the socket layer), one named
+ * case per question; `net_test CASE` prints "PASS CASE" or "FAIL CASE: why" and exits 0/1.
+ *
+ * Two machines on a cable: the test forks; parent and child each run their own lwIP stack
+ * (192.0.2.1 and 192.0.2.2, TEST-NET-1, nothing leaves the process pair) on a fake driver
+ * (fake/fake_vnet.h) over the two ends of a SOCK_SEQPACKET socketpair, and a fake libnom
+ * (fake/fake_libnom.h) drives each stack whenever its one thread waits. The parent's side
+ * function runs in the parent, the child's in the child; both must pass.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <nom/net.h>
+#include <nom/time.h>
+
+#include "fake_libnom.h"
+#include "fake_vnet.h"
+#include "net_args.h"
+
+#define PORT_TCP 5001
+#define PORT_UDP 7
+#define PORT_GO 7000
+#define TRANSFER_BYTES (4u << 20)
+
+static const char *case_name;
+static struct vnet *my_dev;
+static int my_wire;
+
+static void fail(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stdout, "FAIL %s [pid %d]: ", case_name, (int)getpid());
+    va_start(ap, fmt);
+    vfprintf(stdout, fmt, ap);
+    va_end(ap);
+    fprintf(stdout, " (errno %d %s)\n", errno, strerror(errno));
+    fflush(stdout);
+    _exit(1);
+}
+
+#define CHECK(cond, ...) do { if (!(cond)) fail(__VA_ARGS__); } while (0)
+
+/* ---- machines ---- */
+
+static uint32_t addr_of(int idx) { return htonl(0xc0000200u | (uint32_t)idx); } /* 192.0.2.idx */
+
+static void machine_up(int wire, int idx, uint32_t w_us, int dhcp)
+{
+    uint8_t mac[6] = { 0x02, 0, 0, 0, 0, (uint8_t)idx };
+    struct nom_net_config cfg = { 0 };
+    my_wire = wire;
+    my_dev = fake_vnet_open(wire, mac, 256);
+    fake_sched_watch(wire);
+    if (!dhcp) {
+        cfg.ip = addr_of(idx);
+        cfg.netmask = htonl(0xffffff00u);
+    }
+    cfg.batching_delay_us = w_us;
+    cfg.dhcp_timeout_ms = 20000;
+    CHECK(nom_net_attach(my_dev, &cfg) == 0, "nom_net_attach");
+}
+
+static struct sockaddr_in sin_of(int idx, int port)
+{
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    a.sin_addr.s_addr = idx ? addr_of(idx) : htonl(INADDR_ANY);
+    return a;
+}
+
+/* Runs parent() here and child() in a forked process, each on its own stack. child_finite:
+ * the child ends by itself (the parent keeps its stack running until then); otherwise the
+ * parent cuts the cable when done, which ends the child's serve loop. */
+static void run_pair(void (*parent)(void), void (*child)(void), int child_finite,
+                     uint32_t w_parent, uint32_t w_child)
+{
+    int sv[2], status;
+    pid_t pid;
+    CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0, "socketpair");
+    pid = fork();
+    CHECK(pid >= 0, "fork");
+    if (pid == 0) {
+        close(sv[0]);
+        alarm(120);
+        machine_up(sv[1], 2, w_child, 0);
+        child();
+        fake_run_ms(200); /* let the last segments and ACKs go out */
+        _exit(0);
+    }
+    close(sv[1]);
+    machine_up(sv[0], 1, w_parent, 0);
+    parent();
+    if (child_finite) {
+        while (waitpid(pid, &status, WNOHANG) == 0)
+            fake_run_ms(5);
+    } else {
+        close(sv[0]);
+        waitpid(pid, &status, 0);
+    }
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child side failed");
+}
+
+/* A server's stack keeps answering until the cable is cut. */
+static void serve_until_peer_gone(void)
+{
+    while (!fake_vnet_peer_gone(my_dev))
+        fake_run_ms(5);
+}
+
+static int tcp_socket(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    CHECK(fd >= 0, "socket");
+    return fd;
+}
+
+static int tcp_listener(int port)
+{
+    int fd = tcp_socket(), one = 1;
+    struct sockaddr_in a = sin_of(0, port);
+    CHECK(setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) == 0, "SO_REUSEADDR");
+    CHECK(bind(fd, (struct sockaddr *)&a, sizeof a) == 0, "bind");
+    CHECK(listen(fd, 16) == 0, "listen");
+    return fd;
+}
+
+static int tcp_connect_to(int idx, int port)
+{
+    int fd = tcp_socket();
+    struct sockaddr_in a = sin_of(idx, port);
+    CHECK(connect(fd, (struct sockaddr *)&a, sizeof a) == 0, "connect");
+    return fd;
+}
+
+static int udp_bound(int port)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in a = sin_of(0, port);
+    CHECK(fd >= 0, "udp socket");
+    CHECK(bind(fd, (struct sockaddr *)&a, sizeof a) == 0, "udp bind");
+    return fd;
+}
+
+static uint8_t pattern(size_t i) { return (uint8_t)(i * 7u + i / 251u); }
+
+static void write_all(int fd, const void *buf, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {
+        ssize_t r = fake_write(fd, (const char *)buf + done, n - done);
+        CHECK(r > 0, "write");
+        done += (size_t)r;
+    }
+}
+
+static size_t read_all(int fd, void *buf, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {
+        ssize_t r = fake_read(fd, (char *)buf + done, n - done);
+        CHECK(r >= 0, "read");
+        if (r == 0)
+            break;
+        done += (size_t)r;
+    }
+    return done;
+}
+
+/* ---- tcp_transfer: a few MB arrive byte for byte (also lossy, and batched) ---- */
+
+static void transfer_receiver(void)
+{
+    int l = tcp_listener(PORT_TCP), c;
+    static uint8_t buf[65536];
+    size_t total = 0;
+    ssize_t r;
+    char reply[32];
+    c = accept(l, NULL, NULL);
+    CHECK(c >= 0, "accept");
+    while ((r = fake_read(c, buf, 1 + (total % sizeof buf))) > 0) {
+        for (ssize_t i = 0; i < r; i++)
+            CHECK(buf[i] == pattern(total + (size_t)i), "byte %zu differs", total + (size_t)i);
+        total += (size_t)r;
+    }
+    CHECK(r == 0, "read to EOF");
+    CHECK(total == TRANSFER_BYTES, "received %zu bytes, want %u", total, TRANSFER_BYTES);
+    snprintf(reply, sizeof reply, "OK %zu", total);
+    write_all(c, reply, strlen(reply));
+    CHECK(fake_close(c) == 0 && fake_close(l) == 0, "close");
+}
+
+static void transfer_sender(void)
+{
+    static uint8_t buf[TRANSFER_BYTES];
+    char reply[32] = { 0 };
+    struct nom_net_stats st;
+    uint64_t t0 = nom_now_ns(), ns;
+    size_t off = 0, chunk = 1;
+    int fd = tcp_connect_to(2, PORT_TCP);
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = pattern(i);
+    while (off < sizeof buf) { /* chunk sizes 1, 2, 4, ... 64 KiB, over and over */
+        size_t n = chunk < sizeof buf - off ? chunk : sizeof buf - off;
+        write_all(fd, buf + off, n);
+        off += n;
+        chunk = chunk >= 65536 ? 1 : chunk * 2;
+    }
+    CHECK(shutdown(fd, SHUT_WR) == 0, "shutdown");
+    read_all(fd, reply, sizeof reply - 1);
+    CHECK(strcmp(reply, "OK 4194304") == 0, "reply '%s'", reply);
+    ns = nom_now_ns() - t0;
+    nom_net_stats(&st);
+    printf("INFO %s: %u bytes in %.3f s (%.1f MB/s, host, fake wire, ASan), tx %llu frames in "
+           "%llu batches, rx %llu frames in %llu batches\n", case_name, TRANSFER_BYTES, ns / 1e9,
+           TRANSFER_BYTES / (ns / 1e3), (unsigned long long)st.tx_packets,
+           (unsigned long long)st.tx_batches, (unsigned long long)st.rx_packets,
+           (unsigned long long)st.rx_batches);
+    CHECK(fake_close(fd) == 0, "close");
+}
+
+static void case_tcp_transfer(void) { run_pair(transfer_sender, transfer_receiver, 1, 0, 0); }
+
+static void lossy_sender(void)
+{
+    fake_vnet_lose_every(my_dev, 37);
+    transfer_sender();
+}
+
+static void case_tcp_transfer_lossy(void) { run_pair(lossy_sender, transfer_receiver, 1, 0, 0); }
+static void case_tcp_transfer_batched(void) { run_pair(transfer_sender, transfer_receiver, 1, 20, 20); }
+
+/* ---- tcp_refused: a SYN to a closed port is answered by RST -> ECONNREFUSED ---- */
+
+static void refused_client(void)
+{
+    int fd = tcp_socket();
+    struct sockaddr_in a = sin_of(2, 5999);
+    CHECK(connect(fd, (struct sockaddr *)&a, sizeof a) == -1 && errno == ECONNREFUSED,
+          "connect to a closed port");
+    CHECK(fake_close(fd) == 0, "close");
+}
+
+static void case_tcp_refused(void) { run_pair(refused_client, serve_until_peer_gone, 0, 0, 0); }
+
+/* ---- tcp_reset: SO_LINGER 0 close resets; the peer's read says ECONNRESET, then EOF ---- */
+
+static void reset_server(void)
+{
+    int l = tcp_listener(PORT_TCP), c = accept(l, NULL, NULL);
+    struct linger lg = { 1, 0 };
+    char b;
+    CHECK(c >= 0, "accept");
+    CHECK(read_all(c, &b, 1) == 1, "read the client's byte");
+    CHECK(setsockopt(c, SOL_SOCKET, SO_LINGER, &lg, sizeof lg) == 0, "SO_LINGER");
+    CHECK(fake_close(c) == 0 && fake_close(l) == 0, "close");
+}
+
+static void reset_client(void)
+{
+    int fd = tcp_connect_to(2, PORT_TCP);
+    struct pollfd p = { fd, POLLIN, 0 };
+    char b = 'x';
+    write_all(fd, &b, 1);
+    CHECK(fake_poll(&p, 1, -1) == 1 && (p.revents & (POLLERR | POLLHUP)), "poll after RST");
+    CHECK(fake_read(fd, &b, 1) == -1 && errno == ECONNRESET, "read after RST");
+    CHECK(fake_read(fd, &b, 1) == 0, "read after the reset was reported");
+    CHECK(fake_close(fd) == 0, "close");
+}
+
+static void case_tcp_reset(void) { run_pair(reset_client, reset_server, 1, 0, 0); }
+
+/* ---- tcp_close_eof: a graceful close is EOF after the data; half-close still carries data ---- */
+
+static void eof_server(void)
+{
+    int l = tcp_listener(PORT_TCP), c = accept(l, NULL, NULL);
+    char buf[16];
+    CHECK(c >= 0, "accept");
+    CHECK(read_all(c, buf, sizeof buf) == 5 && memcmp(buf, "hello", 5) == 0,
+          "read until the client's FIN");
+    write_all(c, "world", 5); /* the client only shut its sending side */
+    CHECK(fake_close(c) == 0 && fake_close(l) == 0, "close");
+}
+
+static void eof_client(void)
+{
+    int fd = tcp_connect_to(2, PORT_TCP);
+    char buf[16];
+    write_all(fd, "hello", 5);
+    CHECK(shutdown(fd, SHUT_WR) == 0, "shutdown(SHUT_WR)");
+    CHECK(fake_write(fd, "x", 1) == -1 && errno == EPIPE, "write after SHUT_WR");
+    CHECK(read_all(fd, buf, sizeof buf) == 5 && memcmp(buf, "world", 5) == 0, "reply, then EOF");
+    CHECK(fake_read(fd, buf, 1) == 0, "EOF stays EOF");
+    CHECK(fake_close(fd) == 0, "close");
+}
+
+static void case_tcp_close_eof(void) { run_pair(eof_client, eof_server, 1, 0, 0); }
+
+/* ---- tcp_window_full: a reader that does not read stops a non-blocking writer (EAGAIN,
+ * no POLLOUT); once it reads, everything written arrives ---- */
+
+static void window_server(void)
+{
+    int l = tcp_listener(PORT_TCP), u = udp_bound(PORT_GO), c = accept(l, NULL, NULL);
+    static uint8_t buf[65536];
+    size_t total = 0;
+    ssize_t r;
+    char go[4];
+    CHECK(c >= 0, "accept");
+    CHECK(recv(u, go, sizeof go, 0) == 2, "wait for 'go'"); /* not reading c meanwhile */
+    while ((r = fake_read(c, buf, sizeof buf)) > 0) {
+        for (ssize_t i = 0; i < r; i++)
+            CHECK(buf[i] == pattern(total + (size_t)i), "byte %zu differs", total + (size_t)i);
+        total += (size_t)r;
+    }
+    write_all(c, &total, sizeof total);
+    CHECK(fake_close(c) == 0 && fake_close(l) == 0 && fake_close(u) == 0, "close");
+}
+
+static void window_client(void)
+{
+    int fd = tcp_connect_to(2, PORT_TCP), u = socket(AF_INET, SOCK_DGRAM, 0), stalls = 0;
+    struct sockaddr_in go = sin_of(2, PORT_GO);
+    static uint8_t buf[8192];
+    size_t total = 0, echoed = 0;
+    CHECK(nomfake_fcntl(fd, F_SETFL, O_NONBLOCK) == 0, "O_NONBLOCK");
+    while (stalls < 3) { /* full: EAGAIN and no POLLOUT for a while, three times running */
+        ssize_t r;
+        for (size_t i = 0; i < sizeof buf; i++)
+            buf[i] = pattern(total + i);
+        r = fake_write(fd, buf, sizeof buf);
+        if (r > 0) {
+            total += (size_t)r;
+            stalls = 0;
+            continue;
+        }
+        CHECK(r == -1 && errno == EAGAIN, "non-blocking write");
+        struct pollfd p = { fd, POLLOUT, 0 };
+        stalls += fake_poll(&p, 1, 100) == 0;
+    }
+    /* What fits: our send buffer plus the peer's window, no more (lwipopts.h). */
+    CHECK(total >= 64 * 1024 && total <= 2 * (88 * 1460) + 65536, "%zu bytes fit", total);
+    CHECK(sendto(u, "go", 2, 0, (struct sockaddr *)&go, sizeof go) == 2, "send 'go'");
+    CHECK(nomfake_fcntl(fd, F_SETFL, 0) == 0, "blocking again");
+    CHECK(shutdown(fd, SHUT_WR) == 0, "shutdown");
+    CHECK(read_all(fd, &echoed, sizeof echoed) == sizeof echoed, "count");
+    CHECK(echoed == total, "peer read %zu of %zu", echoed, total);
+    printf("INFO %s: %zu bytes in flight when the window was full\n", case_name, total);
+    CHECK(fake_close(fd) == 0 && fake_close(u) == 0, "close");
+}
+
+static void case_tcp_window_full(void) { run_pair(window_client, window_server, 1, 0, 0); }
+
+/* ---- tcp_nonblocking: EINPROGRESS, POLLOUT, SO_ERROR; EAGAIN from accept; names ---- */
+
+static void nb_server(void)
+{
+    int l = tcp_listener(PORT_TCP), c;
+    struct sockaddr_in peer;
+    socklen_t len = sizeof peer;
+    struct pollfd p = { l, POLLIN, 0 };
+    char b;
+    CHECK(nomfake_fcntl(l, F_SETFL, O_NONBLOCK) == 0, "O_NONBLOCK");
+    c = accept(l, NULL, NULL);
+    CHECK(c == -1 && (errno == EAGAIN || errno == EWOULDBLOCK), "accept with nobody waiting");
+    CHECK(fake_poll(&p, 1, -1) == 1 && (p.revents & POLLIN), "poll the listener");
+    c = accept(l, (struct sockaddr *)&peer, &len);
+    CHECK(c >= 0 && len == sizeof peer && peer.sin_addr.s_addr == addr_of(1), "accept's peer");
+    CHECK(read_all(c, &b, 1) == 1 && b == 'n', "byte");
+    write_all(c, "b", 1);
+    CHECK(fake_close(c) == 0 && fake_close(l) == 0, "close");
+}
+
+static void nb_client(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0), err = -1;
+    struct sockaddr_in a = sin_of(2, PORT_TCP), me, peer;
+    socklen_t len = sizeof err, ml = sizeof me, pl = sizeof peer;
+    struct pollfd p = { fd, POLLOUT, 0 };
+    char b;
+    CHECK(fd >= 0, "socket(SOCK_NONBLOCK)");
+    CHECK(connect(fd, (struct sockaddr *)&a, sizeof a) == -1 && errno == EINPROGRESS,
+          "non-blocking connect");
+    CHECK(fake_poll(&p, 1, -1) == 1 && (p.revents & POLLOUT), "POLLOUT once connected");
+    CHECK(getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0, "SO_ERROR");
+    CHECK(getsockname(fd, (struct sockaddr *)&me, &ml) == 0 && me.sin_addr.s_addr == addr_of(1)
+          && ntohs(me.sin_port) != 0, "getsockname");
+    CHECK(getpeername(fd, (struct sockaddr *)&peer, &pl) == 0 && peer.sin_port == htons(PORT_TCP),
+          "getpeername");
+    CHECK(fake_read(fd, &b, 1) == -1 && errno == EAGAIN, "read with nothing there");
+    CHECK(send(fd, "n", 1, 0) == 1, "send");
+    p.events = POLLIN;
+    CHECK(fake_poll(&p, 1, -1) == 1 && recv(fd, &b, 1, 0) == 1 && b == 'b', "answer");
+    CHECK(fake_close(fd) == 0, "close");
+}
+
+static void case_tcp_nonblocking(void) { run_pair(nb_client, nb_server, 1, 0, 0); }
+
+/* ---- tcp_many: 64 connections at once through one poll() loop ---- */
+
+#define MANY 64
+
+static void many_server(void)
+{
+    int l = tcp_listener(PORT_TCP), open = 0, done = 0;
+    struct pollfd p[MANY + 1];
+    p[0].fd = l;
+    p[0].events = POLLIN;
+    while (done < MANY) {
+        CHECK(fake_poll(p, (unsigned)open + 1, -1) > 0, "poll");
+        if (p[0].revents & POLLIN) {
+            int c = accept(l, NULL, NULL);
+            CHECK(c >= 0 && open < MANY, "accept");
+            p[++open].fd = c;
+            p[open].events = POLLIN;
+        }
+        for (int i = 1; i <= open; i++) {
+            char buf[256];
+            ssize_t r;
+            if (p[i].fd < 0 || !(p[i].revents & POLLIN))
+                continue;
+            r = fake_read(p[i].fd, buf, sizeof buf);
+            CHECK(r >= 0, "read");
+            if (r == 0) {
+                fake_close(p[i].fd);
+                p[i].fd = -1; /* ignored by poll from now on */
+                p[i].events = 0;
+                done++;
+            } else {
+                write_all(p[i].fd, buf, (size_t)r);
+            }
+        }
+    }
+    CHECK(fake_close(l) == 0, "close");
+}
+
+static void many_client(void)
+{
+    int fd[MANY];
+    for (int i = 0; i < MANY; i++) {
+        fd[i] = tcp_connect_to(2, PORT_TCP);
+        write_all(fd[i], &i, sizeof i);
+    }
+    for (int i = 0; i < MANY; i++) {
+        int back = -1;
+        CHECK(read_all(fd[i], &back, sizeof back) == sizeof back && back == i, "echo %d", i);
+        CHECK(fake_close(fd[i]) == 0, "close");
+    }
+}
+
+static void case_tcp_many(void) { run_pair(many_client, many_server, 1, 0, 0); }
+
+/* ---- udp_echo: datagrams of many sizes (one fragmented) and their source addresses ---- */
+
+#define UDP_ROUNDS 60
+
+static size_t udp_size(int i) { return i == UDP_ROUNDS - 1 ? 4000 : (size_t)(1 + i * 23); }
+
+static void udp_server(void)
+{
+    int fd = udp_bound(PORT_UDP);
+    static char buf[8192];
+    for (int i = 0; i < UDP_ROUNDS; i++) {
+        struct sockaddr_in from;
+        socklen_t len = sizeof from;
+        ssize_t r = recvfrom(fd, buf, sizeof buf, 0, (struct sockaddr *)&from, &len);
+        CHECK(r == (ssize_t)udp_size(i), "datagram %d has %zd bytes", i, r);
+        CHECK(from.sin_addr.s_addr == addr_of(1), "source address");
+        CHECK(sendto(fd, buf, (size_t)r, 0, (struct sockaddr *)&from, len) == r, "sendto");
+    }
+    CHECK(fake_close(fd) == 0, "close");
+}
+
+static void udp_client(void)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in to = sin_of(2, PORT_UDP);
+    static char out[8192], in[8192];
+    for (int i = 0; i < UDP_ROUNDS; i++) {
+        struct sockaddr_in from;
+        socklen_t len = sizeof from;
+        size_t n = udp_size(i);
+        for (size_t k = 0; k < n; k++)
+            out[k] = (char)pattern(k + (size_t)i);
+        CHECK(sendto(fd, out, n, 0, (struct sockaddr *)&to, sizeof to) == (ssize_t)n, "sendto");
+        CHECK(recvfrom(fd, in, sizeof in, 0, (struct sockaddr *)&from, &len) == (ssize_t)n,
+              "echo %d", i);
+        CHECK(memcmp(in, out, n) == 0 && from.sin_port == htons(PORT_UDP), "echo %d bytes", i);
+    }
+    CHECK(fake_close(fd) == 0, "close");
+}
+
+static void case_udp_echo(void) { run_pair(udp_client, udp_server, 1, 0, 0); }
+
+/* ---- batching: W reaches the driver; W = 0 sends each frame alone, W > 0 in batches ---- */
+
+#define BATCH_N 50
+
+static void batch_receiver(void)
+{
+    int fd = udp_bound(PORT_UDP);
+    char buf[64];
+    for (int i = 0; i < 1 + BATCH_N; i++)
+        CHECK(recv(fd, buf, sizeof buf, 0) == 8, "datagram %d", i);
+    CHECK(fake_close(fd) == 0, "close");
+}
+
+static void batch_sender(void)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in to = sin_of(2, PORT_UDP);
+    struct nom_net_stats a, b;
+    CHECK(nom_net_batching_delay_us() == 0, "initial W");
+    CHECK(sendto(fd, "warm-up!", 8, 0, (struct sockaddr *)&to, sizeof to) == 8, "warm-up (ARP)");
+    fake_run_ms(50);
+    nom_net_stats(&a);
+    for (int i = 0; i < BATCH_N / 2; i++) /* W = 0: run to completion */
+        CHECK(sendto(fd, "datagram", 8, 0, (struct sockaddr *)&to, sizeof to) == 8, "sendto");
+    nom_net_stats(&b);
+    CHECK(b.tx_packets - a.tx_packets == BATCH_N / 2 && b.tx_batches - a.tx_batches == BATCH_N / 2,
+          "W=0: %llu frames in %llu batches", (unsigned long long)(b.tx_packets - a.tx_packets),
+          (unsigned long long)(b.tx_batches - a.tx_batches));
+    CHECK(nom_net_set_batching_delay_us(2000000) == -EINVAL, "W above 1 s");
+    CHECK(nom_net_set_batching_delay_us(1000000) == 0 && nom_net_batching_delay_us() == 1000000
+          && vnet_batching_delay_us(my_dev) == 1000000, "W passes through to the driver");
+    for (int i = 0; i < BATCH_N / 2; i++) /* W = 1 s: held, then one batch */
+        CHECK(sendto(fd, "datagram", 8, 0, (struct sockaddr *)&to, sizeof to) == 8, "sendto");
+    nom_net_stats(&a);
+    CHECK(a.tx_packets - b.tx_packets == BATCH_N / 2 && a.tx_batches == b.tx_batches,
+          "W=1s: frames held (%llu batches)", (unsigned long long)(a.tx_batches - b.tx_batches));
+    fake_run_ms(1200); /* the deadline W passes: the timer sends the batch */
+    nom_net_stats(&b);
+    CHECK(b.tx_batches - a.tx_batches == 1, "W=1s: one batch, got %llu",
+          (unsigned long long)(b.tx_batches - a.tx_batches));
+    CHECK(nom_net_set_batching_delay_us(0) == 0, "back to W=0");
+    CHECK(fake_close(fd) == 0, "close");
+}
+
+static void case_batching(void) { run_pair(batch_sender, batch_receiver, 1, 0, 0); }
+
+/* ---- dhcp: the default addressing, against a minimal DHCP server on the other machine ---- */
+
+static size_t dhcp_reply(const uint8_t *req, size_t n, uint8_t *out)
+{
+    static const uint8_t cookie[4] = { 99, 130, 83, 99 };
+    uint8_t type = 0, *o;
+    for (size_t i = 240; i + 1 < n && req[i] != 255; i += (size_t)req[i + 1] + 2)
+        if (req[i] == 53)
+            type = req[i + 2];
+    if (n < 240 || req[0] != 1 || memcmp(req + 236, cookie, 4) != 0 || (type != 1 && type != 3))
+        return 0;
+    memset(out, 0, 300);
+    out[0] = 2; out[1] = 1; out[2] = 6;
+    memcpy(out + 4, req + 4, 4);             /* xid */
+    out[16] = 192; out[17] = 0; out[18] = 2; out[19] = 15; /* yiaddr 192.0.2.15 */
+    memcpy(out + 28, req + 28, 16);          /* chaddr */
+    memcpy(out + 236, cookie, 4);
+    o = out + 240;
+    *o++ = 53; *o++ = 1; *o++ = type == 1 ? 2 : 5;       /* OFFER or ACK */
+    *o++ = 54; *o++ = 4; *o++ = 192; *o++ = 0; *o++ = 2; *o++ = 2;
+    *o++ = 51; *o++ = 4; *o++ = 0; *o++ = 0; *o++ = 0x0e; *o++ = 0x10;
+    *o++ = 1; *o++ = 4; *o++ = 255; *o++ = 255; *o++ = 255; *o++ = 0;
+    *o++ = 3; *o++ = 4; *o++ = 192; *o++ = 0; *o++ = 2; *o++ = 2;
+    *o++ = 255;
+    return 300;
+}
+
+static void dhcp_server(void)
+{
+    int fd = udp_bound(67), one = 1, acked = 0;
+    struct sockaddr_in bcast = sin_of(0, 68);
+    static uint8_t req[1024], rep[512];
+    bcast.sin_addr.s_addr = htonl(INADDR_BROADCAST);
+    CHECK(setsockopt(fd, SOL_SOCKET, SO_BROADCAST, &one, sizeof one) == 0, "SO_BROADCAST");
+    while (!acked) {
+        ssize_t n = recv(fd, req, sizeof req, 0);
+        size_t r = n > 0 ? dhcp_reply(req, (size_t)n, rep) : 0;
+        if (r == 0)
+            continue;
+        acked = rep[242] == 5;
+        CHECK(sendto(fd, rep, r, 0, (struct sockaddr *)&bcast, sizeof bcast) == (ssize_t)r, "reply");
+    }
+    CHECK(fake_close(fd) == 0, "close");
+}
+
+static void case_dhcp(void)
+{
+    int sv[2], status;
+    uint32_t ip, mask, gw;
+    pid_t pid;
+    CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0, "socketpair");
+    pid = fork();
+    if (pid == 0) {
+        close(sv[0]);
+        alarm(120);
+        machine_up(sv[1], 2, 0, 0);
+        dhcp_server();
+        fake_run_ms(200);
+        _exit(0);
+    }
+    close(sv[1]);
+    machine_up(sv[0], 1, 0, 1);
+    nom_net_addr(&ip, &mask, &gw);
+    CHECK(ip == htonl(0xc000020fu) && mask == htonl(0xffffff00u) && gw == addr_of(2),
+          "leased address");
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the DHCP server side failed");
+}
+
+/* ---- single-machine cases ---- */
+
+static void machine_alone(void)
+{
+    int sv[2];
+    CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0, "socketpair");
+    machine_up(sv[0], 1, 0, 0);
+}
+
+static void case_sockopt(void)
+{
+    int fd, one = 1, v = 0;
+    socklen_t len = sizeof v;
+    struct timeval tv = { 0, 50000 };
+    struct sockaddr_in a = sin_of(0, 6000);
+    char b;
+    machine_alone();
+    fd = tcp_socket();
+    CHECK(setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) == 0, "TCP_NODELAY");
+    CHECK(getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &v, &len) == 0 && v == 1, "get TCP_NODELAY");
+    CHECK(setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one) == 0, "SO_KEEPALIVE");
+    CHECK(setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &one, sizeof one) == 0, "SO_SNDBUF accepted");
+    len = sizeof v;
+    CHECK(getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &len) == 0 && v == SOCK_STREAM, "SO_TYPE");
+    CHECK(setsockopt(fd, SOL_SOCKET, 12345, &one, sizeof one) == -1 && errno == ENOPROTOOPT,
+          "unknown option");
+    CHECK(fake_read(fd, &b, 1) == -1 && errno == ENOTCONN, "read before connect");
+    CHECK(fake_close(fd) == 0, "close");
+    fd = udp_bound(6001);
+    CHECK(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0, "SO_RCVTIMEO");
+    CHECK(recv(fd, &b, 1, 0) == -1 && errno == EAGAIN, "recv times out");
+    CHECK(recv(fd, &b, 1, MSG_DONTWAIT) == -1 && errno == EAGAIN, "MSG_DONTWAIT");
+    CHECK(fake_close(fd) == 0, "close");
+    fd = tcp_listener(6000);
+    v = tcp_socket();
+    CHECK(bind(v, (struct sockaddr *)&a, sizeof a) == -1 && errno == EADDRINUSE, "port in use");
+    CHECK(socket(AF_INET6, SOCK_STREAM, 0) == -1 && errno == EAFNOSUPPORT, "IPv6");
+    CHECK(listen(-5, 1) == -1 && errno == EBADF, "bad descriptor");
+    CHECK(fake_close(v) == 0 && fake_close(fd) == 0, "close");
+}
+
+static void case_addrinfo(void)
+{
+    struct addrinfo hints, *res;
+    struct in_addr ia;
+    char buf[16];
+    memset(&hints, 0, sizeof hints);
+    hints.ai_socktype = SOCK_STREAM;
+    CHECK(getaddrinfo("10.1.2.3", "8080", &hints, &res) == 0 && res->ai_next == NULL &&
+          res->ai_family == AF_INET && res->ai_protocol == IPPROTO_TCP, "numeric host");
+    CHECK(((struct sockaddr_in *)res->ai_addr)->sin_port == htons(8080) &&
+          ((struct sockaddr_in *)res->ai_addr)->sin_addr.s_addr == htonl(0x0a010203u), "address");
+    freeaddrinfo(res);
+    hints.ai_socktype = 0;
+    hints.ai_flags = AI_PASSIVE;
+    CHECK(getaddrinfo(NULL, "11211", &hints, &res) == 0 && res->ai_next != NULL &&
+          ((struct sockaddr_in *)res->ai_addr)->sin_addr.s_addr == htonl(INADDR_ANY),
+          "passive: TCP and UDP on any address");
+    freeaddrinfo(res);
+    CHECK(getaddrinfo("example.com", "80", NULL, &res) == EAI_NONAME, "names do not resolve");
+    CHECK(getaddrinfo("1.2.3.4", "http", NULL, &res) == EAI_SERVICE, "no services database");
+    CHECK(strlen(gai_strerror(EAI_NONAME)) > 0, "gai_strerror");
+    CHECK(inet_pton(AF_INET, "192.0.2.200", &ia) == 1 && ia.s_addr == htonl(0xc00002c8u), "pton");
+    CHECK(inet_pton(AF_INET, "1.2.3", &ia) == 0 && inet_pton(AF_INET, "01.2.3.4", &ia) == 0,
+          "pton wants four decimal parts");
+    CHECK(inet_aton("1.2.3", &ia) == 1 && ia.s_addr == htonl(0x01020003u), "aton shorthand");
+    CHECK(inet_ntop(AF_INET, &ia, buf, sizeof buf) == buf && strcmp(buf, "1.2.0.3") == 0, "ntop");
+    CHECK(inet_ntop(AF_INET, &ia, buf, 4) == NULL && errno == ENOSPC, "ntop too small");
+    CHECK(inet_addr("300.1.1.1") == INADDR_NONE && strcmp(inet_ntoa(ia), "1.2.0.3") == 0, "addr");
+}
+
+static void case_args(void)
+{
+    char *argv[] = { "prog", "--ip=10.0.2.15/24", "-p", "--gw=10.0.2.2", "80", "--nic=3",
+                     "--batching-delay-us=12", NULL };
+    char *bad1[] = { "prog", "--ip=10.0.2.15/33", NULL };
+    char *bad2[] = { "prog", "--gw=10.0.2.2", NULL };
+    char *none[] = { "prog", "-v", NULL };
+    struct nom_net_config cfg;
+    int argc = 7, nic, n;
+    CHECK(net_args_parse(&argc, argv, &cfg, &nic) == 0, "parse");
+    CHECK(argc == 3 && strcmp(argv[1], "-p") == 0 && strcmp(argv[2], "80") == 0 && !argv[3],
+          "the application keeps its own arguments");
+    CHECK(cfg.ip == htonl(0x0a00020fu) && cfg.netmask == htonl(0xffffff00u) &&
+          cfg.gw == htonl(0x0a000202u) && nic == 3 && cfg.batching_delay_us == 12, "values");
+    n = 2;
+    CHECK(net_args_parse(&n, bad1, &cfg, &nic) == -EINVAL, "prefix 33");
+    n = 2;
+    CHECK(net_args_parse(&n, bad2, &cfg, &nic) == -EINVAL, "gateway without an address");
+    n = 2;
+    CHECK(net_args_parse(&n, none, &cfg, &nic) == 0 && n == 2 && cfg.ip == 0 && nic == -1,
+          "default: DHCP, first NIC");
+}
+
+static const struct { const char *name; void (*fn)(void); } cases[] = {
+    { "tcp_transfer", case_tcp_transfer },
+    { "tcp_transfer_lossy", case_tcp_transfer_lossy },
+    { "tcp_transfer_batched", case_tcp_transfer_batched },
+    { "tcp_refused", case_tcp_refused },
+    { "tcp_reset", case_tcp_reset },
+    { "tcp_close_eof", case_tcp_close_eof },
+    { "tcp_window_full", case_tcp_window_full },
+    { "tcp_nonblocking", case_tcp_nonblocking },
+    { "tcp_many", case_tcp_many },
+    { "udp_echo", case_udp_echo },
+    { "batching", case_batching },
+    { "dhcp", case_dhcp },
+    { "sockopt", case_sockopt },
+    { "addrinfo", case_addrinfo },
+    { "args", case_args },
+};
+
+int main(int argc, char **argv)
+{
+    signal(SIGPIPE, SIG_IGN);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    alarm(120);
+    for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++) {
+        if (strcmp(argv[1], cases[i].name) == 0) {
+            case_name = cases[i].name;
+            cases[i].fn();
+            printf("PASS %s\n", case_name);
+            return 0;
+        }
+    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        printf("%s\n", cases[i].name);
+    return argc == 2 && strcmp(argv[1], "--list") == 0 ? 0 : 2;
+}
