@@ -376,7 +376,7 @@ static enum flush_result flush(struct conn *c)
         if (w < 0)
             return errno == EAGAIN || errno == EWOULDBLOCK ? FLUSH_AGAIN : FLUSH_ERROR;
         stats_sent(&c->srv->stats, (uint64_t)w);
-        touch(c); /* progress: the client is reading */
+        touch(c); /* progress; after the last write, the next request's time starts here */
         consumed(c, (size_t)w);
     }
 }
@@ -397,7 +397,6 @@ static void run(struct conn *c)
             set_interest(c, POLLER_OUT);
             return;
         }
-        touch(c); /* all written: the next request's time starts now */
         if (c->close_after) {
             linger(c);
             return;

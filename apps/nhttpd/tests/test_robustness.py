@@ -193,3 +193,26 @@ def test_buffer_memory_is_capped(linux_server):
     assert stats["buffers"]["peak"] <= 2 * ((1 << 20) // (8192 + 16384))
     assert stats["buffers"]["refused"] > 0
     assert server.alive()
+
+
+def test_trickled_endless_head_is_cut_off(nhttpd):
+    """Is a client that keeps sending a never-ending head, a byte at a time, cut off with a
+    408 at the timeout (reads do not extend it: slowloris)?"""
+    with nhttpd.connect() as s:
+        s.sendall(b"GET / HTTP/1.1\r\nHost: t\r\nX-Slow: ")
+        s.settimeout(0.2)
+        end = time.monotonic() + nhttpd.idle_timeout + 30
+        data = b""
+        while time.monotonic() < end:
+            try:
+                s.sendall(b"a")
+                chunk = s.recv(4096)
+            except socket.timeout:
+                continue
+            except (BrokenPipeError, ConnectionResetError):
+                break
+            if not chunk:
+                break
+            data += chunk
+    assert data.startswith(b"HTTP/1.1 408 "), data
+    assert nhttpd.alive()
