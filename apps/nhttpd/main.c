@@ -20,7 +20,7 @@ static const char usage[] =
     "  --batching-delay=US   fix the batching delay (nom, paper 3.6) instead of adapting\n"
     "  --idle-timeout=S      seconds a connection may idle or take to send a request (15)\n"
     "  --max-conns=N         open connections before accepting pauses (10000)\n"
-    "  --buffer-mb=N         memory for all connection buffers together (64)\n"
+    "  --buffer-mb=N         memory for all connection buffers together (32)\n"
     "On nom, the network layer's options (nom_net_start) are accepted too.\n";
 
 struct options {
@@ -100,7 +100,7 @@ int main(int argc, char **argv)
 {
     struct options o = {
         .server = {.bind_addr = "0.0.0.0", .port = 80, .idle_timeout_ms = 15000,
-                   .max_conns = 10000, .buffer_bytes = (size_t)64 << 20},
+                   .max_conns = 10000, .buffer_bytes = (size_t)32 << 20},
         .root = NULL,
         .batching_delay_us = -1,
     };
