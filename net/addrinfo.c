@@ -1,5 +1,8 @@
 /* addrinfo.c: getaddrinfo/freeaddrinfo/gai_strerror for numeric IPv4 hosts and ports
- * (issue 4: no DNS; "localhost" is the one name, as every hosts file has it). */
+ * (issue 4: no DNS; "localhost" is the one name, as every hosts file has it).
+ * Weak: libnom's <netdb.h> says libnom will implement these too; when it does, its
+ * definitions win at link time instead of clashing (and freeaddrinfo must come with its own
+ * getaddrinfo: both are weak here, so a strong pair from libnom replaces both). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -65,8 +68,8 @@ static struct addrinfo *new_result(int socktype, int protocol, struct in_addr ad
     return &b->ai;
 }
 
-int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,
-                struct addrinfo **res)
+__attribute__((weak)) int getaddrinfo(const char *node, const char *service,
+                                     const struct addrinfo *hints, struct addrinfo **res)
 {
     static const struct addrinfo none;
     const struct addrinfo *h = hints ? hints : &none;
@@ -100,7 +103,7 @@ int getaddrinfo(const char *node, const char *service, const struct addrinfo *hi
     return 0;
 }
 
-void freeaddrinfo(struct addrinfo *ai)
+__attribute__((weak)) void freeaddrinfo(struct addrinfo *ai)
 {
     while (ai != NULL) {
         struct addrinfo *next = ai->ai_next;
@@ -110,7 +113,7 @@ void freeaddrinfo(struct addrinfo *ai)
     }
 }
 
-const char *gai_strerror(int code)
+__attribute__((weak)) const char *gai_strerror(int code)
 {
     switch (code) {
     case 0:            return "Success";

@@ -1,5 +1,7 @@
 /* inet.c: inet_aton, inet_addr, inet_ntoa, inet_pton, inet_ntop for IPv4 (<arpa/inet.h>), on
- * lwIP's parser and printer so the stack and the applications read addresses alike. */
+ * lwIP's parser and printer so the stack and the applications read addresses alike.
+ * Weak: libnom's <arpa/inet.h> says libnom will implement these too (with IPv6 text forms);
+ * when it does, its definitions win at link time instead of clashing. */
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -8,7 +10,7 @@
 
 #include "lwip/ip4_addr.h"
 
-int inet_aton(const char *cp, struct in_addr *inp)
+__attribute__((weak)) int inet_aton(const char *cp, struct in_addr *inp)
 {
     ip4_addr_t a;
     if (!ip4addr_aton(cp, &a))
@@ -18,13 +20,13 @@ int inet_aton(const char *cp, struct in_addr *inp)
     return 1;
 }
 
-in_addr_t inet_addr(const char *cp)
+__attribute__((weak)) in_addr_t inet_addr(const char *cp)
 {
     struct in_addr a;
     return inet_aton(cp, &a) ? a.s_addr : (in_addr_t)0xffffffffu; /* INADDR_NONE */
 }
 
-char *inet_ntoa(struct in_addr in)
+__attribute__((weak)) char *inet_ntoa(struct in_addr in)
 {
     static char buf[16];
     ip4_addr_t a;
@@ -54,7 +56,7 @@ static int dotted_quad(const char *s)
     }
 }
 
-int inet_pton(int af, const char *src, void *dst)
+__attribute__((weak)) int inet_pton(int af, const char *src, void *dst)
 {
     struct in_addr a;
     if (af != AF_INET) {
@@ -67,7 +69,8 @@ int inet_pton(int af, const char *src, void *dst)
     return 1;
 }
 
-const char *inet_ntop(int af, const void *src, char *dst, socklen_t size)
+__attribute__((weak)) const char *inet_ntop(int af, const void *src, char *dst,
+                                           socklen_t size)
 {
     ip4_addr_t a;
     uint32_t v;

@@ -293,7 +293,7 @@ int fake_poll(struct pollfd *p, unsigned n, int timeout_ms)
     for (;;) {
         int ready = 0;
         for (unsigned i = 0; i < n; i++) {
-            p[i].revents = fd_revents(p[i].fd, p[i].events);
+            p[i].revents = p[i].fd < 0 ? 0 : fd_revents(p[i].fd, p[i].events); /* as poll(2) */
             ready += p[i].revents != 0;
         }
         if (ready || (timeout_ms >= 0 && nom_tsc() >= deadline))

@@ -178,7 +178,6 @@ int vnet_arm(struct vnet *d)
     return VNET_ARM_IDLE;
 }
 
-int vnet_idle(const struct vnet *d) { return d->ntx == 0 && d->nrx == 0; }
 void vnet_interrupt(struct vnet *d) { d->st.interrupts++; }
 
 int vnet_set_batching_delay_us(struct vnet *d, uint32_t us)
@@ -190,7 +189,6 @@ int vnet_set_batching_delay_us(struct vnet *d, uint32_t us)
 }
 
 uint32_t vnet_batching_delay_us(const struct vnet *d) { return d->w_us; }
-void vnet_set_idle_threshold_us(struct vnet *d, uint32_t us) { (void)d; (void)us; }
 void vnet_mac(const struct vnet *d, uint8_t mac[6]) { memcpy(mac, d->mac, 6); }
 int vnet_link_up(struct vnet *d) { (void)d; return 1; }
 void vnet_stats(const struct vnet *d, struct vnet_stats *out) { *out = d->st; }
