@@ -125,10 +125,11 @@ class Report:
 
     def summary(self):
         others = []
-        for app in self.apps:
-            for col in self.columns(app)[1:]:
-                if col[2] not in others:
-                    others.append(col[2])
+        for g in ("linux", "osv"):  # Linux's variants, then OSv, in every app's order
+            for app in self.apps:
+                for col in self.columns(app)[1:]:
+                    if col[0] == g and col[2] not in others:
+                        others.append(col[2])
         self.out("## Summary: nom vs Linux vs OSv", "",
                  "Throughput under *many* load, latency and jitter under *single*, exits/s "
                  "(under TCG: exit equivalents, notifications + interrupts) under *many*, and "

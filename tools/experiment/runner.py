@@ -2,8 +2,9 @@
 
 One cell of one run (paper 6.1): the driver boots the guest with the application; the price
 provider, started held inside the guest's network before the guest boots, is released (SIGUSR1)
-the moment the "many" load starts, so that its price change falls on the load change; "single"
-load follows; the driver stops the guest whatever happened. A cell that cannot run is
+the moment the "many" load starts and moved to its next price (SIGUSR2) the moment the
+"single" load starts, so that the price change falls exactly on the load change; the driver
+stops the guest whatever happened. A cell that cannot run is
 recorded as "not run" with the driver's reason, a cell that fails as "failed" with the error.
 Ctrl-C or SIGTERM stop the current cell cleanly, keep what was recorded and still write the
 report.
@@ -137,8 +138,9 @@ def run_cell(driver, cell, run, plan, res, progress):
         for i, phase in enumerate(PHASES):
             progress.step(f"{label}: {phase}", secs[phase],
                           sum(secs[p] for p in PHASES[i + 1:]))
-            if i == 0:
-                provider.send_signal(signal.SIGUSR1)  # the price clock starts with the load
+            # The price clock starts with the load and changes with it (paper 6.1), exactly,
+            # whatever the load tools' set-up took.
+            provider.send_signal(signal.SIGUSR1 if i == 0 else signal.SIGUSR2)
             phases[phase] = check_figures(driver.load(phase, secs[phase]))
         record = {"status": "ok", "info": info, "phases": phases}
     except GuestError as e:

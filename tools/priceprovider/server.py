@@ -10,9 +10,10 @@ GET /schedule   the whole schedule and the clock state.
 Anything else is a JSON error (404, 405, 400); a client that stalls is dropped after 5 s.
 
 The schedule's clock starts when the server starts, or with --hold on SIGUSR1, which also
-restarts it: the experiment runner signals it when its first load phase begins, so that the
-price change falls exactly on the load change (paper 6.1) even when the server runs inside a
-network namespace the runner cannot reach by HTTP.
+restarts it; SIGUSR2 moves the clock forward to the next step at once. The experiment runner
+sends SIGUSR1 when its first load phase begins and SIGUSR2 when the load changes, so that the
+price change falls exactly on the load change (paper 6.1) whatever the load tools' set-up
+costs, even when the server runs inside a network namespace the runner cannot reach by HTTP.
 """
 import argparse
 import json
@@ -43,6 +44,18 @@ class PriceClock:
         with self._lock:
             self._generation += 1
             self._epoch = self._clock()
+
+    def advance(self):
+        """Moves the clock to the start of the next step now (starts it if held); at the
+        last step it does nothing."""
+        with self._lock:
+            now = self._clock()
+            if self._epoch is None:
+                self._generation += 1
+                self._epoch = now
+            index = self.schedule.index_at(now - self._epoch)
+            if index + 1 < len(self.schedule.steps):
+                self._epoch = now - self.schedule.steps[index + 1][0]
 
     def quote(self):
         """The price in force now, as the dict GET /price returns."""
@@ -144,7 +157,8 @@ def main(argv=None):
     ap.add_argument("--resource", default="bandwidth")
     ap.add_argument("--unit", default="$/Gbit")
     ap.add_argument("--hold", action="store_true",
-                    help="hold the first price until SIGUSR1 starts the clock")
+                    help="hold the first price until SIGUSR1 starts the clock "
+                         "(SIGUSR2 always jumps to the next step)")
     ap.add_argument("--verbose", action="store_true", help="log every request to stderr")
     args = ap.parse_args(argv)
     try:
@@ -155,6 +169,7 @@ def main(argv=None):
     clock = PriceClock(schedule, args.resource, args.unit, hold=args.hold)
     server = PriceServer((args.bind, args.port), clock, args.verbose)
     signal.signal(signal.SIGUSR1, lambda *_: clock.start())
+    signal.signal(signal.SIGUSR2, lambda *_: clock.advance())
     signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())
     host, port = server.server_address[:2]
     print(f"priceprovider: listening on {host}:{port} schedule {schedule.text()}"

@@ -71,6 +71,16 @@ def test_restarting_the_clock_returns_to_the_first_price_with_a_new_sequence(ser
     assert (q["price"], q["timestamp"], q["sequence"]) == (1.0, 1070.0, 3)
 
 
+def test_advancing_jumps_to_the_next_step_now(served):
+    url, now, clock = served
+    now.t = 1010.0
+    clock.advance()
+    q = json.loads(get(url + "/price")[2])
+    assert (q["price"], q["timestamp"], q["sequence"], q["next_change"]) == (10.0, 1010.0, 2, None)
+    clock.advance()  # at the last step: nothing to advance to
+    assert json.loads(get(url + "/price")[2])["price"] == 10.0
+
+
 def test_text_form_and_schedule(served):
     url, _, _ = served
     assert get(url + "/price.txt?x=1")[2] == (
@@ -123,6 +133,11 @@ def test_held_process_starts_its_clock_on_sigusr1():
         assert q["running"] and q["sequence"] == 3
         assert q["next_change"] == pytest.approx(q["timestamp"] + 3600)
         assert q["timestamp"] >= before - 1
+        proc.send_signal(signal.SIGUSR2)
+        while q["price"] != 7.0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+            q = json.loads(get(url + "/price")[2])
+        assert (q["price"], q["sequence"], q["next_change"]) == (7.0, 4, None)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 0
     finally:
