@@ -1,6 +1,7 @@
 """rawecho on nom in QEMU (user networking, hostfwd=udp): does the bare driver echo UDP intact at
 the W given on the command line, take a new W at run time, wake up from its interrupt after
 idling, and release the NIC on request?"""
+import importlib.util
 import json
 import os
 import socket
@@ -17,6 +18,9 @@ TOP = HERE.parents[2]
 BUILD = TOP / "build"
 KERNEL = BUILD / "kernel" / "nom.elf"
 RAWECHO = BUILD / "apps" / "rawecho" / "rawecho.elf"
+_spec = importlib.util.spec_from_file_location("echo_client", HERE.parent / "echo_client.py")
+echo_client = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(echo_client)
 
 
 @pytest.fixture(scope="module")
@@ -57,15 +61,8 @@ class Rawecho:
         self.sock.close()
         self.vm.stop()
 
-    def ask(self, port, payload, tries=5):
-        """Sends payload until an answer comes (the first may wait for ARP)."""
-        for _ in range(tries):
-            self.sock.sendto(payload, ("127.0.0.1", port))
-            try:
-                return self.sock.recvfrom(4096)[0]
-            except socket.timeout:
-                continue
-        return None
+    def ask(self, port, payload):
+        return echo_client.ask(self.sock, ("127.0.0.1", port), payload)
 
     def control(self, cmd):
         return json.loads(self.ask(self.ctl_port, cmd.encode()))
