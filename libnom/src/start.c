@@ -2,6 +2,7 @@
  * console primitives used before (and beneath) stdio. */
 #include <stdlib.h>
 #include <string.h>
+#include <nom/bb.h>
 #include <nom/syscall.h>
 #include "libnom.h"
 
@@ -11,6 +12,11 @@ char **environ;
 int main(int argc, char **argv, char **envp);
 void __libc_init_array(void);
 void __libc_fini_array(void);
+
+uint32_t nom_self_id(void)
+{
+    return nom_app_id;
+}
 
 void nom_console_puts(const char *s)
 {

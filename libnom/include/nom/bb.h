@@ -31,6 +31,10 @@ int nom_bb_find_device(uint16_t vendor, uint16_t device, int index, struct nom_b
 /* Copies price slot slot consistently into *out; 0, or -1 if slot is out of range. */
 int nom_bb_price(unsigned slot, struct nom_bb_price *out);
 
+/* This application's id (struct nom_start_info.app_id): its row on the board, its notify
+ * address. */
+uint32_t nom_self_id(void);
+
 /* Copies application row app_id consistently into *out; 0, or -1 if there is no such row. */
 int nom_bb_app(uint32_t app_id, struct nom_bb_app *out);
 

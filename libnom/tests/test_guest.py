@@ -1,0 +1,51 @@
+"""libnom in a booted nom (issue 3, Tests): the conformance application (tests/guest/conform.c)
+runs its table of named tests in one boot; each pytest case here asks whether one of them said
+"ok". The log is kept in the failure message."""
+import os
+import re
+
+import pytest
+
+from nomvm import boot_apps
+from nomvm.session import TOP
+
+GUEST = os.path.join(TOP, "build", "libnom", "tests")
+CONFORMANCE = ["stdio_floats", "malloc_million", "threads_pingpong_200", "cond_timedwait",
+               "nanosleep", "monotonic_threads", "preemption", "stack_growth", "bad_pointer",
+               "pipe_poll", "thread_locals", "bulletin_board", "idle_hooks_and_notify"]
+
+
+@pytest.fixture(scope="module")
+def conformance():
+    return boot_apps([(os.path.join(GUEST, "conform.elf"), "conform")], timeout=600)
+
+
+@pytest.mark.parametrize("name", CONFORMANCE)
+def test_conformance_case(conformance, name):
+    assert re.search(rf"^ok {name} ", conformance.log, re.M), conformance.log
+
+
+def test_conformance_summary_and_exit_status(conformance):
+    n = len(CONFORMANCE)
+    assert f"libnom conformance: {n}/{n} passed" in conformance.log, conformance.log
+    assert re.search(r"^nom: app conform exited 0\b", conformance.log, re.M), conformance.log
+    assert conformance.all_apps_ok
+
+
+def test_bad_pointer_report_names_address_thread_and_cause(conformance):
+    m = re.search(r"^nom: fault: read at 0x0000000000000010 rip 0x[0-9a-f]{16} "
+                  r"thread \d+ \(faulter\): null or low pointer", conformance.log, re.M)
+    assert m, conformance.log
+
+
+def test_exit_status_argv_environment_and_float_printf():
+    r = boot_apps([(os.path.join(GUEST, "hello.elf"), "GREETING=hi hello a b")])
+    assert "hello from libnom: argc=3 argv[0]=hello pi=3.14159 GREETING=hi" in r.log, r.log
+    assert re.search(r"^nom: app hello exited 7\b", r.log, re.M), r.log
+
+
+def test_unhandled_fault_in_main_ends_the_application_with_139():
+    r = boot_apps([(os.path.join(GUEST, "conform.elf"), "conform crash_main")])
+    assert re.search(r"^nom: fault: write at 0x0000000000000008 .* thread 1 \(main\): ",
+                     r.log, re.M), r.log
+    assert re.search(r"^nom: app conform exited 139\b", r.log, re.M), r.log
