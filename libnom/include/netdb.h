@@ -1,8 +1,8 @@
 /*
  * <netdb.h> for nom: name and service translation with Linux's layouts and constants. nom has
- * no resolver: getaddrinfo and getnameinfo handle numeric hosts and services (and NULL host
- * with AI_PASSIVE, "localhost"); anything else fails with EAI_NONAME. Implemented in libnom
- * (src/netdb.c), independent of the network stack.
+ * no resolver: getaddrinfo handles numeric hosts and services (and a NULL host with
+ * AI_PASSIVE, and "localhost"); anything else fails with EAI_NONAME. Implemented by net/
+ * (net/addrinfo.c) with the rest of the socket API.
  */
 #ifndef NOM_NETDB_H
 #define NOM_NETDB_H
@@ -77,12 +77,6 @@ int getaddrinfo(const char *node, const char *service, const struct addrinfo *hi
 void freeaddrinfo(struct addrinfo *res);
 /* Text for an EAI_* code. */
 const char *gai_strerror(int code);
-/* Numeric forms only; 0, or EAI_FAMILY, EAI_OVERFLOW, EAI_NONAME (NI_NAMEREQD). */
-int getnameinfo(const struct sockaddr *sa, socklen_t salen, char *host, socklen_t hostlen,
-                char *serv, socklen_t servlen, int flags);
-/* Numeric dotted quads and "localhost" only; NULL (h_errno HOST_NOT_FOUND) otherwise. */
-struct hostent *gethostbyname(const char *name);
-extern int h_errno;
 __END_DECLS
 
 #endif /* NOM_NETDB_H */

@@ -1,6 +1,6 @@
 /*
- * <arpa/inet.h> for nom: address conversions, implemented in libnom (src/inet.c; pure, no
- * network stack needed). IPv4 and IPv6 text forms as POSIX describes.
+ * <arpa/inet.h> for nom: address conversions. They are implemented by net/ (net/inet.c, on
+ * lwIP's parser and printer; IPv4), linked by every application that links the network stack.
  */
 #ifndef NOM_ARPA_INET_H
 #define NOM_ARPA_INET_H

@@ -1,6 +1,6 @@
 /*
  * <netinet/in.h> for nom: Internet addresses with Linux's layouts and constants (see
- * <sys/socket.h>). in6addr_any and in6addr_loopback are defined in libnom (src/inet.c).
+ * <sys/socket.h>). in6addr_any and in6addr_loopback are defined in libnom (src/in6addr.c).
  */
 #ifndef NOM_NETINET_IN_H
 #define NOM_NETINET_IN_H
