@@ -97,8 +97,12 @@ ssize_t udpsock_recv_nb(struct nomsock *s, const struct iovec *iov, int iovcnt, 
     if (s->dq_len == 0)
         return -EAGAIN;
     d = &s->dq[s->dq_head];
-    for (int i = 0; i < iovcnt && done < d->p->tot_len; i++)
-        done += pbuf_copy_partial(d->p, iov[i].iov_base, (u16_t)iov[i].iov_len, (u16_t)done);
+    for (int i = 0; i < iovcnt && done < d->p->tot_len; i++) {
+        size_t room = d->p->tot_len - done; /* also keeps lengths within lwIP's u16_t */
+        if (room > iov[i].iov_len)
+            room = iov[i].iov_len;
+        done += pbuf_copy_partial(d->p, iov[i].iov_base, (u16_t)room, (u16_t)done);
+    }
     if (full != NULL)
         *full = d->p->tot_len;
     if (from != NULL)

@@ -477,7 +477,7 @@ static size_t udp_size(int i) { return i == UDP_ROUNDS - 1 ? 4000 : (size_t)(1 +
 static void udp_server(void)
 {
     int fd = udp_bound(PORT_UDP);
-    static char buf[8192];
+    static char buf[65536]; /* 65536 does not fit lwIP's u16_t lengths: must still work */
     for (int i = 0; i < UDP_ROUNDS; i++) {
         struct sockaddr_in from;
         socklen_t len = sizeof from;
