@@ -132,8 +132,8 @@ struct vnet_rx_frame {
     uint32_t len;
 };
 
-/* Receives `count` >= 1 frames in arrival order. It must not call vnet_poll()/vnet_rx_flush()
- * of the same device; it may call vnet_tx_enqueue()/vnet_tx_commit() (e.g. to answer). */
+/* Receives `count` >= 1 frames in arrival order. It must not call vnet_poll(), vnet_rx_flush()
+ * or vnet_close() of the same device; it may call the tx functions (e.g. to answer). */
 typedef void (*vnet_rx_fn)(void *arg, const struct vnet_rx_frame *frames, unsigned count);
 
 /* One piece of a transmitted frame. */
