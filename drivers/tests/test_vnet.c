@@ -264,6 +264,21 @@ static void tx_flush_when_ring_close_to_full(void)
     finish(dev);
 }
 
+/* With frames still in flight, is a smaller batch flushed once it takes the last descriptor? */
+static void tx_flush_when_no_descriptor_left(void)
+{
+    struct vnet *dev = start(16, 0);
+    for (int i = 0; i < 8; i++)
+        CHECK(send(dev, (uint8_t)i) == 0); /* W = 0: published, never completed */
+    CHECK(vnet_set_batching_delay_us(dev, 40) == 0);
+    for (int i = 0; i < 7; i++)
+        CHECK(send(dev, (uint8_t)(8 + i)) == 0);
+    CHECK(sim_avail_count(&sim, SIM_TXQ) == 8);
+    CHECK(send(dev, 15) == 0);
+    CHECK(sim_avail_count(&sim, SIM_TXQ) == 16 && vnet_next_deadline(dev) == 0);
+    finish(dev);
+}
+
 /* When the device completes nothing, does enqueue report a full ring (counted) and recover
  * once completions come back? */
 static void tx_ring_full_then_recovers(void)
@@ -638,6 +653,7 @@ static const struct {
     CASE(tx_batching_w40),
     CASE(tx_commit_flushes_due_batch),
     CASE(tx_flush_when_ring_close_to_full),
+    CASE(tx_flush_when_no_descriptor_left),
     CASE(tx_ring_full_then_recovers),
     CASE(tx_out_of_order_completions),
     CASE(tx_gathers_pieces_behind_zero_header),

@@ -130,7 +130,9 @@ int vnet_tx_enqueue(struct vnet *dev, const struct vnet_iov *iov, unsigned iovcn
     virtq_add(&dev->tx, (uint16_t)id, dev->tx_buf_phys + off, used, 0);
     dev->st.tx_packets++;
     dev->st.tx_bytes += len;
-    if (dev->w_us == 0 || virtq_pending(&dev->tx) >= dev->tx_hold_max)
+    /* Close to overflowing (paper 3.6): the batch fills 3/4 of the ring, or no descriptor is
+     * left for the next frame (the rest are with the device). */
+    if (dev->w_us == 0 || virtq_pending(&dev->tx) >= dev->tx_hold_max || dev->tx.nfree == 0)
         flush_tx(dev);
     return 0;
 }

@@ -25,8 +25,8 @@
  *   - W > 0, transmit: the stack hands the driver small batches (vnet_tx_enqueue() per frame,
  *     vnet_tx_commit() per batch). The driver holds them in one large batch, invisible to the
  *     device, and makes the large batch visible with one notification ("kick") when the ring is
- *     close to full (the held frames reach 3/4 of the ring) or when the oldest held frame has
- *     waited W µs. Only vnet_tx_commit() and vnet_poll() check the clock: the caller must call
+ *     close to full (the held frames reach 3/4 of the ring, or no free descriptor is left) or
+ *     when the oldest held frame has waited W µs. Only vnet_tx_commit() and vnet_poll() check the clock: the caller must call
  *     vnet_poll() by vnet_next_deadline().
  *   - W > 0, receive: frames the device returned are held in the driver until (1) the oldest
  *     has waited W µs, (2) the held frames reach 3/4 of the ring (they are not yet given back to
