@@ -59,6 +59,8 @@ struct np_config {
     unsigned size;     /* message bytes; the receiver runs NPtcp -l SIZE -u SIZE -p 0 */
     unsigned repeats;  /* echoes per trial that we announce (NetPIPE's nrepeat) */
     unsigned trials;   /* NetPIPE's TRIALS: 3 unless built with -DFINAL (then 7) */
+    void (*after_echo)(void *ctx);  /* optional: called after each timed echo */
+    void *ctx;
 };
 
 /* Runs one whole NetPIPE session on connected socket fd (NPtcp's receiver ends it only at

@@ -83,6 +83,8 @@ static int np_echoes(int fd, char *msg, const struct np_config *c, unsigned n,
             return -1;
         if (s)
             samples_add(s, rtt);
+        if (s && c->after_echo)
+            c->after_echo(c->ctx);
     }
     return 0;
 }

@@ -101,6 +101,21 @@ def wrk(lab, host, port, conns, seconds, workdir, path=apps.INDEX_PATH):
     return out
 
 
+def _nptcp_session(lab, args, workdir, name, attempts=50):
+    """Runs one NPtcp transmitter session. The guest restarts its receiver after each session,
+    and NPtcp gives up on a refused first connect ("Cannot Connect! errno=111"), so a refused
+    session is retried after a pause (a probe connection would consume the receiver's one
+    accept)."""
+    for _ in range(attempts):
+        try:
+            return _run_tool(lab, args, 30, workdir, name)
+        except LoadError as e:
+            if "Cannot Connect! errno=111" not in str(e):
+                raise
+            time.sleep(0.2)
+    raise LoadError(f"{shlex.join(args)}: connection refused {attempts} times")
+
+
 def nptcp_stream(lab, host, seconds, workdir):
     """Streams with our patched NPtcp (-s, apps.NETPIPE_STREAM_ARGS) session after session
     until `seconds` passed. Returns {"messages", "bytes", "seconds", "mbps" (NetPIPE's,
@@ -113,7 +128,7 @@ def nptcp_stream(lab, host, seconds, workdir):
         while time.monotonic() - start < seconds:
             args = [NPTCP, "-h", host, *apps.NETPIPE_STREAM_ARGS,
                     "-o", os.path.join(workdir, "nptcp-stream.out")]
-            text, _ = _run_tool(lab, args, 30, workdir, "nptcp-stream-last.txt")
+            text, _ = _nptcp_session(lab, args, workdir, "nptcp-stream-last.txt")
             log.write(text)
             rows += _parsed(parse_nptcp_stdout, text, args)
     elapsed = time.monotonic() - start
@@ -128,6 +143,6 @@ def nptcp_pingpong(lab, host, workdir):
     [{"bytes", "times", "mbps", "usec"}]; usec is half the round trip, NetPIPE's convention."""
     args = [NPTCP, "-h", host, *apps.NETPIPE_PINGPONG_ARGS,
             "-o", os.path.join(workdir, "nptcp-pingpong.out")]
-    text, raw = _run_tool(lab, args, 30, workdir, "nptcp-pingpong.txt")
+    text, raw = _nptcp_session(lab, args, workdir, "nptcp-pingpong.txt")
     rows = _parsed(parse_nptcp_stdout, text, args)
     return {"rows": rows, "raw": raw}
