@@ -134,7 +134,8 @@ static void free_all(struct vnet *dev)
 static bool valid_config(const struct vnet_config *cfg)
 {
     uint16_t n = cfg->queue_size;
-    return n && !(n & (n - 1)) && n <= 32768 && cfg->batching_delay_us <= VNET_MAX_BATCHING_DELAY_US;
+    return n && !(n & (n - 1)) && n <= 32768 /* spec 2.6: power of two, at most 32768 */
+           && cfg->batching_delay_us <= VNET_MAX_BATCHING_DELAY_US;
 }
 
 /* 3.1.1 in order: reset, ACKNOWLEDGE, DRIVER, features, FEATURES_OK, queues, config,

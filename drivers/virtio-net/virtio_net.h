@@ -26,8 +26,8 @@
  *     vnet_tx_commit() per batch). The driver holds them in one large batch, invisible to the
  *     device, and makes the large batch visible with one notification ("kick") when the ring is
  *     close to full (the held frames reach 3/4 of the ring, or no free descriptor is left) or
- *     when the oldest held frame has waited W µs. Only vnet_tx_commit() and vnet_poll() check the clock: the caller must call
- *     vnet_poll() by vnet_next_deadline().
+ *     when the oldest held frame has waited W µs. Only vnet_tx_commit() and vnet_poll() check
+ *     the clock: the caller must call vnet_poll() by vnet_next_deadline().
  *   - W > 0, receive: frames the device returned are held in the driver until (1) the oldest
  *     has waited W µs, (2) the held frames reach 3/4 of the ring (they are not yet given back to
  *     the device, so more would starve it), or (3) the caller says no more packets are coming
@@ -41,8 +41,8 @@
  * between "ring empty" and "interrupt on". On VNET_ARM_BUSY the caller polls again instead of
  * blocking; on VNET_ARM_IDLE it may block until the interrupt or vnet_next_deadline(), with
  * interrupt delivery held between the arm and the block (see vnet_nom.h). The next vnet_poll()
- * turns the interrupt off again. Transmit completions never interrupt: they are
- * reaped lazily by vnet_tx_enqueue() and vnet_poll() (Solo5 does the same).
+ * turns the interrupt off again. Transmit completions never interrupt: they are reaped lazily
+ * by vnet_tx_enqueue() and vnet_poll() (Solo5 does the same).
  * Notifications in both directions use the event index (spec 2.6.7, 2.6.8), so a kick or an
  * interrupt (a VM exit or an injection under KVM) happens only when the other side asked for it.
  *
