@@ -50,9 +50,10 @@
 #define MEM_ALIGNMENT               8  /* x86-64: pbuf payloads start 8-aligned for memcpy */
 #define MEM_LIBC_MALLOC             0  /* lwIP's own heap: O(1)-ish and needs no newlib lock */
 /* The heap holds PBUF_RAM pbufs: every TCP segment we send (tcp_write copies the
- * application's bytes once, into the segment that the driver then DMAs: tx is zero copy from
- * there, net/netif_virtio.c) and every UDP datagram. 16 MiB covers ~128 connections with a
- * full 128 KiB send buffer, and tens of thousands of small responses in flight. */
+ * application's bytes once into the segment, which stays queued until acknowledged; the driver
+ * then copies the frame once more into its own DMA buffer, its contract) and every UDP
+ * datagram. 16 MiB covers ~128 connections with a full 128 KiB send buffer, and tens of
+ * thousands of small responses in flight. */
 #define MEM_SIZE                    (16 * 1024 * 1024)
 #define MEMP_MEM_MALLOC             0  /* fixed pools: O(1) allocation of pcbs/segments */
 #define MEMP_OVERFLOW_CHECK         0
@@ -76,9 +77,9 @@
 #define PBUF_POOL_SIZE              4096
 #define PBUF_POOL_BUFSIZE           LWIP_MEM_ALIGN_SIZE(1514 + 2)  /* one frame per pbuf */
 #define LWIP_SUPPORT_CUSTOM_PBUF    0
-#define LWIP_NETIF_TX_SINGLE_PBUF   1  /* TCP builds each segment (headers included) in one
-                                          PBUF_RAM: every frame is one contiguous buffer, so
-                                          the driver takes it as one descriptor, no copy */
+#define LWIP_NETIF_TX_SINGLE_PBUF   1  /* TCP builds each segment, headers included, in one
+                                          PBUF_RAM: every frame reaches the driver as one
+                                          piece, so it copies it with one memcpy */
 
 /* ---- TCP tuning ---------------------------------------------------------------------- */
 #define TCP_MSS                     1460 /* Ethernet MTU 1500 minus 40 bytes of headers */

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "lwip/dhcp.h"
-#include "lwip/init.h"
 #include "lwip/netif.h"
 #include "netif/ethernet.h"
 #include <nom/net.h>
@@ -65,7 +64,7 @@ static int net_bring_up(struct vnet *dev, const struct nom_net_config *cfg)
     ip4_addr_set_u32(&gw, cfg->gw);
     if (vnet_set_batching_delay_us(dev, cfg->batching_delay_us) != 0)
         return -EINVAL;
-    lwip_init();
+    net_stack_init();
     if (netif_add(&net_if, &ip, &mask, &gw, dev, netif_virtio_init, ethernet_input) == NULL)
         return -ENOMEM;
     netif_set_default(&net_if);

@@ -29,5 +29,7 @@ int nom_net_start(int *argc, char **argv)
     r = nom_net_attach(dev, &cfg);
     if (r == -ETIMEDOUT)
         printf("net: no DHCP lease yet; still trying\n");
+    else if (r != 0)
+        vnet_nom_close(dev); /* the stack never started on it: give the NIC back */
     return r;
 }

@@ -1,6 +1,7 @@
 /* netloop.c: drives the stack from libnom's scheduler (see netloop.h). */
 #include <stddef.h>
 
+#include "lwip/init.h"
 #include "lwip/timeouts.h"
 #include <nom/sched.h>
 #include <nom/time.h>
@@ -16,6 +17,15 @@ static struct netif *loop_netif;
 static struct nom_timer loop_timer;
 static uint64_t loop_timer_deadline; /* what loop_timer is armed for, 0 if not armed */
 static struct nom_idle_hook loop_hook;
+
+void net_stack_init(void)
+{
+    static int done;
+    if (!done) {
+        done = 1;
+        lwip_init();
+    }
+}
 
 struct vnet *netloop_device(void)
 {

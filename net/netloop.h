@@ -13,6 +13,9 @@
 
 struct vnet;
 
+/* Initializes lwIP once (pools, heap, timers); every entry point that may be first calls it,
+ * so sockets can be created before nom_net_start(). Idempotent. */
+void net_stack_init(void);
 /* Registers the idle hook and the timer for this device and netif. */
 void netloop_attach(struct vnet *dev, struct netif *netif);
 /* One pass: poll the device, lwIP timeouts, commit the tx batch, re-arm the timer. Returns the

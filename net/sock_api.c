@@ -78,6 +78,7 @@ int socket(int domain, int type, int protocol)
     if (s == NULL)
         return (int)nomsock_ret(-ENOMEM);
     nom_preempt_disable();
+    net_stack_init();
     r = base == SOCK_STREAM ? tcpsock_open(s) : udpsock_open(s);
     nom_preempt_enable();
     if (r < 0) {

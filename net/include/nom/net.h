@@ -4,7 +4,7 @@
  * API of libnom's <sys/socket.h>, <poll.h>, <netdb.h> (implemented in net/ over lwIP).
  *
  * Contract. An application calls nom_net_start() once, from a thread, before any socket call
- * that needs the network (sockets may be created earlier; they just cannot reach anyone). It
+ * that needs the network (sockets may be created earlier; they just reach no one yet). It
  * acquires one virtio-net NIC, starts lwIP on it and waits for an address: DHCP unless the
  * command line gives a static one. From then on the stack is driven by libnom's scheduler (an
  * idle hook polls the NIC when no thread runs; a timer runs lwIP's timeouts and the batching
