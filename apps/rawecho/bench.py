@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import platform
-import socket
 import statistics
 import subprocess
 import sys
@@ -29,8 +28,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 TOP = HERE.parents[1]
 sys.path.insert(0, str(TOP / "tools"))
+sys.path.insert(0, str(HERE))
 
 import netlab  # noqa: E402
+from echo_client import free_udp_port  # noqa: E402
 import vmcounters  # noqa: E402
 from nomvm import VM, Nic, make_iso  # noqa: E402
 
@@ -39,12 +40,6 @@ RAWECHO = TOP / "build" / "apps" / "rawecho" / "rawecho.elf"
 CLIENT = [sys.executable, str(HERE / "echo_client.py")]
 DRIVER_KEYS = ("rx_packets", "rx_batches", "tx_packets", "tx_batches", "tx_kicks", "rx_kicks",
                "kicks_suppressed", "interrupts", "polls", "arms", "rx_hold_full", "tx_ring_full")
-
-
-def free_udp_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Target:

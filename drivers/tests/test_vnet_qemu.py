@@ -36,16 +36,10 @@ def smoke_elf():
     return SMOKE
 
 
-def free_udp_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.parametrize("w", [0, 20])
 def test_udp_echo_through_driver(smoke_elf, tmp_path, w):
     iso = make_iso(str(KERNEL), [(str(smoke_elf), f"vnet_smoke {w}")], str(tmp_path / "s.iso"))
-    echo_port, ctl_port = free_udp_port(), free_udp_port()
+    echo_port, ctl_port = echo_client.free_udp_port(), echo_client.free_udp_port()
     nic = Nic(mac="52:54:00:12:34:56", udp_hostfwd=[(echo_port, 7), (ctl_port, 7001)])
     with VM(iso=iso, nics=[nic], workdir=str(tmp_path)) as vm, \
             socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:

@@ -34,18 +34,12 @@ def rawecho_elf():
     return RAWECHO
 
 
-def free_udp_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Rawecho:
     """One booted rawecho with its echo and control ports forwarded to 127.0.0.1."""
 
     def __init__(self, tmp_path, args):
         iso = make_iso(str(KERNEL), [(str(RAWECHO), "rawecho " + args)], str(tmp_path / "r.iso"))
-        self.echo_port, self.ctl_port = free_udp_port(), free_udp_port()
+        self.echo_port, self.ctl_port = echo_client.free_udp_port(), echo_client.free_udp_port()
         nic = Nic(mac="52:54:00:12:34:56",
                   udp_hostfwd=[(self.echo_port, 7), (self.ctl_port, 7001)])
         self.vm = VM(iso=iso, nics=[nic], workdir=str(tmp_path))
