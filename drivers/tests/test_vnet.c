@@ -572,6 +572,23 @@ static void arm_closes_the_race(void)
     finish(dev);
 }
 
+/* While frames are held, does the interrupt wait until the batch would threaten the ring,
+ * instead of waking the core for every frame that would only be held too? */
+static void arm_while_holding_waits_for_the_threshold(void)
+{
+    struct vnet *dev = start(16, 40);
+    memset(&seen, 0, sizeof seen);
+    CHECK(sim_rx_frame(&sim, frame_of(0), 60));
+    CHECK(poll(dev) == 0 && vnet_arm(dev) == VNET_ARM_IDLE);
+    for (int i = 1; i <= 10; i++)
+        CHECK(sim_rx_frame(&sim, frame_of((uint8_t)i), 60));
+    CHECK(sim.q[SIM_RXQ].interrupts == 0);
+    CHECK(sim_rx_frame(&sim, frame_of(11), 60));
+    CHECK(sim.q[SIM_RXQ].interrupts == 1);
+    CHECK(poll(dev) == 12 && seen.calls == 1 && stats(dev).rx_hold_full == 1);
+    finish(dev);
+}
+
 /* Without an interrupt route does the driver run poll-only and say so? */
 static void arm_without_irq(void)
 {
@@ -670,6 +687,7 @@ static const struct {
     CASE(broken_used_index_stops_driver),
     CASE(ring_wraparound),
     CASE(arm_closes_the_race),
+    CASE(arm_while_holding_waits_for_the_threshold),
     CASE(arm_without_irq),
     CASE(no_event_idx_uses_flags),
     CASE(link_status_and_needs_reset),

@@ -196,8 +196,9 @@ uint64_t vnet_next_deadline(const struct vnet *dev);
 #define VNET_ARM_BUSY 1    /* work is already waiting (frames, a held batch): poll again */
 #define VNET_ARM_NO_IRQ 2  /* no interrupt available: block only until a deadline, then poll */
 
-/* Switches to interrupt mode: enables the receive interrupt (used_event = next used index,
- * spec 2.6.7.2), then, after a full barrier, checks for work the device already produced.
+/* Switches to interrupt mode: enables the receive interrupt (used_event, spec 2.6.7.2: at the
+ * next used entry, or while frames are held at the entry that would make the held batch
+ * threaten the ring), then, after a full barrier, checks for work the device already produced.
  * Returns VNET_ARM_IDLE, VNET_ARM_BUSY or VNET_ARM_NO_IRQ (see above), or -VNET_EIO. */
 int vnet_arm(struct vnet *dev);
 

@@ -141,12 +141,13 @@ void virtq_irq_off(struct virtq *q)
         q->avail->flags = VRING_AVAIL_F_NO_INTERRUPT;
 }
 
-/* Asks for an interrupt at the next used entry; returns true if entries are already there, in
- * which case no interrupt may come for them (the race Unikraft's contract closes). */
-bool virtq_irq_on(struct virtq *q)
+/* Asks for an interrupt once `skip` more used entries have come (EVENT_IDX; without it, at the
+ * next one); returns true if entries are already there, in which case no interrupt may come for
+ * them (the race Unikraft's contract closes). */
+bool virtq_irq_on(struct virtq *q, uint16_t skip)
 {
     if (q->event_idx)
-        *used_event(q) = q->last_used;
+        *used_event(q) = (uint16_t)(q->last_used + skip);
     else
         q->avail->flags = 0;
     vnet_mb();

@@ -61,7 +61,7 @@ bool virtq_publish(struct virtq *q);
 int virtq_used_next(struct virtq *q, uint16_t *id, uint32_t *len);
 bool virtq_has_used(const struct virtq *q);
 void virtq_irq_off(struct virtq *q);
-bool virtq_irq_on(struct virtq *q);
+bool virtq_irq_on(struct virtq *q, uint16_t skip);
 
 /* ---- virtio_pci.c: the virtio 1.x modern PCI transport (spec 4.1) ---------------------- */
 struct vpci_region {
