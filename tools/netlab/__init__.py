@@ -197,14 +197,3 @@ def _kill_pid(pid):
     except ProcessLookupError:
         pass
 
-
-def wait_tcp(lab, host, port, timeout=120.0):
-    """Waits until host:port accepts a TCP connection from inside lab; raises TimeoutError.
-    (bash's /dev/tcp: no extra tool inside the namespace.)"""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        r = lab.run(["bash", "-c", f"exec 3<>/dev/tcp/{host}/{port}"], timeout=10)
-        if r.returncode == 0:
-            return
-        time.sleep(0.5)
-    raise TimeoutError(f"{host}:{port} did not accept a connection within {timeout} s")

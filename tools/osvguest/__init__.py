@@ -1,84 +1,117 @@
 """The OSv comparison guest: runs an OSv image the user supplies (README.md says how to get one).
 
 The repository holds no OSv code and builds none. An image is given as a path: either one image
-file, or a directory with one image per application named APP.img, APP.qcow2 or APP.raw
-(e.g. memcached.qcow2, lighttpd.qcow2), optionally with OSv's kernel.elf beside them to boot it
-directly with our command line. Without an image for an application, unavailable() says why and
-the experiment reports that guest's rows as "not run".
+file, or a directory with one image per application (memcached.qcow2, lighttpd.qcow2, ...; see
+IMAGE_NAMES), optionally with OSv's kernel.elf beside them to boot it directly with our command
+line. Without an image for an application, unavailable() says why and the experiment reports
+that guest's rows as "not run". Same shape as tools/linuxguest:
 
-    reason = osvguest.unavailable(image_path, "memcached")   # None when it can run
-    vm = osvguest.make_vm(image_path, "memcached", nic, extra_args=counters.qemu_args())
-    lab.start_vm(vm); osvguest.wait_ready(lab, "memcached")
+    reason = osvguest.unavailable(image, "memcached")       # None when it can run
+    vm = osvguest.make_vm("memcached", nic, image, extra_args=counters.qemu_args())
+    lab.start_vm(vm); osvguest.wait_ready(vm)               # inside a netlab.NetLab
 
 Same NIC as every guest (virtio-net-pci on the lab's tap), 1 vCPU, 128 MiB (paper section 6).
 The image is opened with snapshot=on: a run never changes the user's file.
 """
 import os
+import subprocess
+import time
 
 from nomvm import VM
 import netlab
 from loadgen import apps
 
 MEMORY_MB = 128
-APP_PORTS = {"memcached": apps.MEMCACHED_PORT, "lighttpd": apps.HTTP_PORT,
-             "nginx": apps.HTTP_PORT, "netpipe": apps.NETPIPE_PINGPONG_PORT}
-IMAGE_SUFFIXES = (".img", ".qcow2", ".raw")
+# The experiment's application slots, the image names that serve each (OSv runs lighttpd as
+# its web server, issue 5), and the port that says it is ready.
+IMAGE_NAMES = {"memcached": ("memcached",), "nhttpd": ("lighttpd", "nginx"),
+               "netpipe": ("netpipe",)}
+APPS = tuple(IMAGE_NAMES)
+APP_PORTS = {"memcached": apps.MEMCACHED_PORT, "nhttpd": apps.HTTP_PORT,
+             "netpipe": apps.NETPIPE_PINGPONG_PORT}
+IMAGE_SUFFIXES = (".qcow2", ".img", ".raw")
 NETMASK = "255.255.255.0"
 
 
-def find_image(image_path, app):
-    """The image file for app under image_path (a file, or a directory of APP.img/.qcow2/.raw),
-    or None."""
-    if not image_path:
+def find_image(image, app):
+    """The image file for app: image itself if it is a file, else the first IMAGE_NAMES[app]
+    + suffix in the directory image; None if there is none."""
+    if not image:
         return None
-    if os.path.isfile(image_path):
-        return image_path
-    for suffix in IMAGE_SUFFIXES:
-        candidate = os.path.join(image_path, app + suffix)
-        if os.path.isfile(candidate):
-            return candidate
+    if os.path.isfile(image):
+        return image
+    for name in IMAGE_NAMES.get(app, ()):
+        for suffix in IMAGE_SUFFIXES:
+            candidate = os.path.join(image, name + suffix)
+            if os.path.isfile(candidate):
+                return candidate
     return None
 
 
-def unavailable(image_path, app):
+def unavailable(image, app):
     """None if app can run on OSv here, else the reason ("not run: ...")."""
-    if app not in APP_PORTS:
-        return f"not run: no OSv set-up for {app} (known: {', '.join(APP_PORTS)})"
-    if not image_path:
+    if app not in APPS:
+        return f"not run: no OSv set-up for {app} (known: {', '.join(APPS)})"
+    if not image:
         return "not run: no OSv image given (tools/osvguest/README.md says how to make one)"
-    if not find_image(image_path, app):
-        return f"not run: no OSv image for {app} in {image_path}"
+    if not find_image(image, app):
+        names = "/".join(IMAGE_NAMES[app])
+        return f"not run: no OSv image for {app} ({names}.qcow2/.img/.raw) in {image}"
     return None
 
 
-def boot_args(image_path, app, guest_ip=netlab.GUEST_IP, cmdline=None):
+def boot_args(app, image, guest_ip=netlab.GUEST_IP, cmdline=None):
     """QEMU arguments that boot app's image. With OSv's kernel.elf beside the image and a
     cmdline given, OSv's kernel boots directly with -append "--ip=eth0,ADDR,MASK CMDLINE";
     otherwise the image boots with its own command line, which must set the address
     (README.md). Raises FileNotFoundError when there is no image for app."""
-    image = find_image(image_path, app)
-    if not image:
-        raise FileNotFoundError(unavailable(image_path, app))
-    fmt = "qcow2" if image.endswith(".qcow2") else "raw"
-    args = ["-drive", f"file={image},if=virtio,format={fmt},snapshot=on,cache=unsafe"]
-    kernel = os.path.join(os.path.dirname(image), "kernel.elf")
+    path = find_image(image, app)
+    if not path:
+        raise FileNotFoundError(unavailable(image, app))
+    fmt = "qcow2" if path.endswith(".qcow2") else "raw"
+    args = ["-drive", f"file={path},if=virtio,format={fmt},snapshot=on,cache=unsafe"]
+    kernel = os.path.join(os.path.dirname(path), "kernel.elf")
     if cmdline and os.path.isfile(kernel):
         args += ["-kernel", kernel, "-append", f"--ip=eth0,{guest_ip},{NETMASK} {cmdline}"]
     return args
 
 
-def make_vm(image_path, app, nic, extra_args=(), workdir=None, accel=None, cmdline=None,
-            memory_mb=MEMORY_MB):
-    """A nomvm.VM (not started) running app's OSv image with nic. Raises FileNotFoundError
-    when there is no image for app."""
-    return VM(smp=1, memory_mb=memory_mb, nics=[nic], accel=accel, workdir=workdir, name="osv",
-              extra_args=boot_args(image_path, app, cmdline=cmdline) + list(extra_args))
+class OsvVM(VM):
+    """A nomvm.VM that knows which application it serves and where (OSv prints no common
+    ready line, so readiness is the application's port accepting a connection)."""
+
+    def __init__(self, app, guest_ip, **kwargs):
+        super().__init__(**kwargs)
+        self.app, self.guest_ip = app, guest_ip
+
+    def namespace(self):
+        """The network namespace netlab.NetLab.start_vm put QEMU in, or None."""
+        return self.args[3] if self.args[:3] == ["ip", "netns", "exec"] else None
 
 
-def wait_ready(lab, app, timeout=300.0, vm=None):
-    """Waits until app accepts TCP connections on the guest's address (OSv prints no common
-    ready line); raises TimeoutError (with the console's tail when vm is given)."""
-    try:
-        netlab.wait_tcp(lab, lab.guest_ip, APP_PORTS[app], timeout)
-    except TimeoutError as e:
-        raise TimeoutError(f"{e}\n{vm.tail(30) if vm else ''}") from None
+def make_vm(app, nic, image, extra_args=(), workdir=None, accel=None, cmdline=None,
+            guest_ip=netlab.GUEST_IP, memory_mb=MEMORY_MB):
+    """An OsvVM (not started) running app's OSv image with nic (a nomvm.Nic). Raises
+    FileNotFoundError when there is no image for app."""
+    return OsvVM(app, guest_ip, smp=1, memory_mb=memory_mb, nics=[nic], accel=accel,
+                 workdir=workdir, name="osv",
+                 extra_args=boot_args(app, image, guest_ip, cmdline) + list(extra_args))
+
+
+def wait_ready(vm, timeout=300.0):
+    """Waits until vm's application accepts TCP connections on its address, probing from the
+    VM's namespace (bash's /dev/tcp); raises TimeoutError with the console's tail, also when
+    QEMU ends first."""
+    ns = vm.namespace()
+    probe = ["bash", "-c", f"exec 3<>/dev/tcp/{vm.guest_ip}/{APP_PORTS[vm.app]}"]
+    if ns:
+        probe = ["ip", "netns", "exec", ns] + probe
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if vm.proc and vm.proc.poll() is not None:
+            raise TimeoutError(f"QEMU exited ({vm.proc.returncode}):\n{vm.tail(30)}")
+        if subprocess.run(probe, capture_output=True, timeout=30).returncode == 0:
+            return
+        time.sleep(0.5)
+    raise TimeoutError(f"{vm.app} on OSv did not accept connections within {timeout} s:\n"
+                       f"{vm.tail(30)}")

@@ -14,19 +14,21 @@ NIC = Nic(mac="52:54:00:12:34:56", backend="tap", tap="tap0")
 def test_without_an_image_every_app_is_not_run(tmp_path):
     assert osvguest.unavailable(None, "memcached").startswith("not run")
     assert "no OSv image for memcached" in osvguest.unavailable(str(tmp_path), "memcached")
-    assert "no OSv set-up" in osvguest.unavailable(str(tmp_path), "nhttpd")
+    assert "no OSv set-up" in osvguest.unavailable(str(tmp_path), "lighttpd")
 
 
 def test_a_directory_of_images_is_searched_by_app(tmp_path):
     (tmp_path / "memcached.qcow2").write_bytes(b"")
     assert osvguest.unavailable(str(tmp_path), "memcached") is None
-    assert osvguest.unavailable(str(tmp_path), "lighttpd") is not None
+    assert osvguest.unavailable(str(tmp_path), "nhttpd") is not None
+    (tmp_path / "lighttpd.img").write_bytes(b"")  # OSv's web server serves the web slot
+    assert osvguest.find_image(str(tmp_path), "nhttpd") == str(tmp_path / "lighttpd.img")
 
 
 def test_vm_has_the_same_nic_sizes_and_a_snapshot_disk(tmp_path):
     image = tmp_path / "memcached.qcow2"
     image.write_bytes(b"")
-    vm = osvguest.make_vm(str(tmp_path), "memcached", NIC, workdir=str(tmp_path), accel="tcg")
+    vm = osvguest.make_vm("memcached", NIC, str(tmp_path), workdir=str(tmp_path), accel="tcg")
     args = " ".join(vm.args)
     assert "-m 128" in args and "-smp 1" in args
     assert f"file={image},if=virtio,format=qcow2,snapshot=on" in args
@@ -37,7 +39,7 @@ def test_vm_has_the_same_nic_sizes_and_a_snapshot_disk(tmp_path):
 def test_kernel_beside_the_images_boots_with_our_address(tmp_path):
     (tmp_path / "memcached.img").write_bytes(b"")
     (tmp_path / "kernel.elf").write_bytes(b"")
-    args = osvguest.boot_args(str(tmp_path), "memcached", cmdline="/memcached -u root -t 1")
+    args = osvguest.boot_args("memcached", str(tmp_path), cmdline="/memcached -u root -t 1")
     assert args[args.index("-append") + 1] == \
         f"--ip=eth0,{netlab.GUEST_IP},255.255.255.0 /memcached -u root -t 1"
 
@@ -46,7 +48,24 @@ def test_kernel_beside_the_images_boots_with_our_address(tmp_path):
 def test_osv_memcached_serves():
     image = os.environ["NOM_OSV_IMAGE"]
     with netlab.NetLab() as lab:
-        vm = osvguest.make_vm(image, "memcached",
-                              Nic(mac="52:54:00:12:34:56", backend="tap", tap=lab.tap))
+        vm = osvguest.make_vm("memcached",
+                              Nic(mac="52:54:00:12:34:56", backend="tap", tap=lab.tap), image)
         lab.start_vm(vm)
-        osvguest.wait_ready(lab, "memcached", vm=vm)
+        try:
+            osvguest.wait_ready(vm)
+        finally:
+            vm.stop()
+
+
+def test_wait_ready_reports_a_guest_that_ended(tmp_path):
+    """A disk that boots nothing: QEMU ends (-no-reboot), wait_ready says so, in a lab."""
+    (tmp_path / "memcached.raw").write_bytes(b"\0" * 512)
+    with netlab.NetLab() as lab:
+        vm = osvguest.make_vm("memcached", Nic(mac="52:54:00:12:34:56", backend="tap",
+                                               tap=lab.tap), str(tmp_path),
+                              workdir=str(tmp_path), accel="tcg",
+                              extra_args=["-bios", "/nonexistent.bin"])
+        lab.start_vm(vm)
+        assert vm.namespace() == lab.ns
+        with pytest.raises(TimeoutError):
+            osvguest.wait_ready(vm, timeout=60)
