@@ -31,7 +31,20 @@
 #define PTHREAD_DESTRUCTOR_ITERATIONS 4
 #define PTHREAD_BARRIER_SERIAL_THREAD (-1)
 
+/* Cleanup handlers (POSIX): run by pthread_exit, or by pthread_cleanup_pop(1). The two macros
+ * must pair up in one block, as POSIX requires. */
+struct nom_cleanup {
+    void (*fn)(void *);
+    void *arg;
+    struct nom_cleanup *prev;
+};
+#define pthread_cleanup_push(fn, arg) \
+    { struct nom_cleanup __nom_cleanup; nom_cleanup_push(&__nom_cleanup, (fn), (arg));
+#define pthread_cleanup_pop(execute) nom_cleanup_pop(&__nom_cleanup, (execute)); }
+
 __BEGIN_DECLS
+void nom_cleanup_push(struct nom_cleanup *c, void (*fn)(void *), void *arg);
+void nom_cleanup_pop(struct nom_cleanup *c, int execute);
 int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
                    void *arg);
 int pthread_join(pthread_t thread, void **value);

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -233,6 +234,10 @@ int ioctl(int fd, unsigned long request, ...)
     struct nom_file *f = fdtable_get(&table, fd);
     if (!f)
         return fail(EBADF);
+    if (request == FIONBIO) {
+        f->status = *(int *)arg ? O_NONBLOCK : 0;
+        return 0;
+    }
     if (!f->ops->ioctl)
         return fail(ENOTTY);
     int r = f->ops->ioctl(f->priv, request, arg);

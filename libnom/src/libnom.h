@@ -52,6 +52,7 @@ struct nom_thread {
     struct nom_timer sleep_timer;
     struct _reent *reent;
     const void *specific[PTHREAD_KEYS_MAX];
+    struct nom_cleanup *cleanups;   /* innermost pthread_cleanup_push first */
 };
 
 /* One per core the application holds (one today; see runq.h). */

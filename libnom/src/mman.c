@@ -73,6 +73,7 @@ static int page_aligned(const void *addr)
 
 /* Nothing is ever paged out on nom (paper 3.4), so advice and locking have nothing to do. */
 int madvise(void *addr, size_t len, int advice) { (void)len, (void)advice; return page_aligned(addr); }
+int msync(void *addr, size_t len, int flags) { (void)len, (void)flags; return page_aligned(addr); }
 int mlock(const void *addr, size_t len) { (void)addr, (void)len; return 0; }
 int munlock(const void *addr, size_t len) { (void)addr, (void)len; return 0; }
 int mlockall(int flags) { (void)flags; return 0; }

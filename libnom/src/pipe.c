@@ -1,12 +1,14 @@
 /* pipe.c: pipes as a descriptor kind (memcached and libevent wake threads through them). A
  * 64 KiB ring shared by a read end and a write end; POSIX semantics: EOF when no writer is
- * left, EPIPE when no reader is (nom has no SIGPIPE). */
+ * left, EPIPE when no reader is (nom has no SIGPIPE). socketpair(AF_UNIX, SOCK_STREAM) is two
+ * pipes crossed: each end reads one and writes the other (libevent's fallback wake-up). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <nom/fd.h>
@@ -114,6 +116,39 @@ static const struct nom_file_ops pipe_write_ops = {
     .write = pipe_write, .close = pipe_close_write, .poll = pipe_poll_write,
 };
 
+struct pair_end {
+    struct pipe *in, *out;
+};
+
+static ssize_t pair_read(void *priv, void *dst, size_t n)
+{
+    return pipe_read(((struct pair_end *)priv)->in, dst, n);
+}
+
+static ssize_t pair_write(void *priv, const void *src, size_t n)
+{
+    return pipe_write(((struct pair_end *)priv)->out, src, n);
+}
+
+static short pair_poll(void *priv)
+{
+    struct pair_end *e = priv;
+    return (short)(pipe_poll_read(e->in) | pipe_poll_write(e->out));
+}
+
+static int pair_close(void *priv)
+{
+    struct pair_end *e = priv;
+    pipe_close_read(e->in);
+    pipe_close_write(e->out);
+    free(e);
+    return 0;
+}
+
+static const struct nom_file_ops pair_ops = {
+    .read = pair_read, .write = pair_write, .close = pair_close, .poll = pair_poll,
+};
+
 int fd_kind_is_pipe(const struct nom_file_ops *ops)
 {
     return ops == &pipe_read_ops || ops == &pipe_write_ops;
@@ -150,4 +185,41 @@ int pipe2(int fds[2], int flags)
 int pipe(int fds[2])
 {
     return pipe2(fds, 0);
+}
+
+int socketpair(int domain, int type, int protocol, int sv[2])
+{
+    if (domain != AF_UNIX || (type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) != SOCK_STREAM ||
+        protocol != 0) {
+        errno = domain != AF_UNIX ? EAFNOSUPPORT : EPROTONOSUPPORT;
+        return -1;
+    }
+    struct pipe *ab = calloc(1, sizeof *ab), *ba = calloc(1, sizeof *ba);
+    struct pair_end *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    if (!ab || !ba || !a || !b) {
+        free(ab), free(ba), free(a), free(b);
+        errno = ENOMEM;
+        return -1;
+    }
+    ab->readers = ab->writers = ba->readers = ba->writers = 1;
+    *a = (struct pair_end){ ba, ab };
+    *b = (struct pair_end){ ab, ba };
+    sv[0] = nom_fd_install(&pair_ops, a);
+    sv[1] = sv[0] < 0 ? -1 : nom_fd_install(&pair_ops, b);
+    if (sv[1] < 0) {
+        int err = sv[0] < 0 ? -sv[0] : -sv[1];
+        if (sv[0] >= 0) {
+            close(sv[0]); /* pair_close(a), then b's close frees both pipes */
+            pair_close(b);
+        } else {
+            free(ab), free(ba), free(a), free(b);
+        }
+        errno = err;
+        return -1;
+    }
+    if (type & SOCK_NONBLOCK) {
+        fcntl(sv[0], F_SETFL, O_NONBLOCK);
+        fcntl(sv[1], F_SETFL, O_NONBLOCK);
+    }
+    return 0;
 }

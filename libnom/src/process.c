@@ -3,8 +3,11 @@
  * with the errno POSIX gives for it, except where a faithful answer exists (getpid is the
  * application id, exit ends the application, kill(self) ends it too). */
 #include <errno.h>
+#include <net/if.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdint.h>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,10 +24,13 @@ void _exit(int status)
 
 pid_t getpid(void) { return (pid_t)nom_app_id + 1; /* 0 is not a valid pid */ }
 pid_t getppid(void) { return 1; }
-uid_t getuid(void) { return 0; }
-uid_t geteuid(void) { return 0; }
-gid_t getgid(void) { return 0; }
-gid_t getegid(void) { return 0; }
+/* An application is an unprivileged client of the kernel, not root: one ordinary user and
+ * group id (ported servers such as memcached refuse to run as root). */
+#define NOM_UID 1000
+uid_t getuid(void) { return NOM_UID; }
+uid_t geteuid(void) { return NOM_UID; }
+gid_t getgid(void) { return NOM_UID; }
+gid_t getegid(void) { return NOM_UID; }
 
 /* Signals: delivering one to ourselves ends the application with 128 + sig, as an unhandled
  * signal would; there is nothing else to send one to. */
@@ -55,9 +61,79 @@ static int no_files(void)
 
 int open(const char *path, int flags, ...) { (void)path, (void)flags; return no_files(); }
 int stat(const char *path, struct stat *st) { (void)path, (void)st; return no_files(); }
+int lstat(const char *path, struct stat *st) { (void)path, (void)st; return no_files(); }
 int unlink(const char *path) { (void)path; return no_files(); }
 int link(const char *a, const char *b) { (void)a, (void)b; return no_files(); }
 int mkdir(const char *path, mode_t mode) { (void)path, (void)mode; return no_files(); }
+int access(const char *path, int mode) { (void)path, (void)mode; return no_files(); }
+int chdir(const char *path) { (void)path; return no_files(); }
+
+/* Descriptors are pipes, sockets or the console, never regular files (POSIX: EINVAL). */
+int ftruncate(int fd, off_t len)
+{
+    (void)len;
+    if (fcntl(fd, F_GETFL) < 0)
+        return -1;
+    errno = EINVAL;
+    return -1;
+}
+
+static mode_t file_mask = 022;
+
+mode_t umask(mode_t mask)
+{
+    mode_t old = file_mask;
+    file_mask = mask & 0777;
+    return old;
+}
+
+/* One user (NOM_UID) and no user database: lookups find nobody; staying oneself is a no-op
+ * and becoming anyone else is not permitted. */
+struct passwd *getpwnam(const char *name)
+{
+    (void)name;
+    return NULL;
+}
+
+static int only_self(unsigned id)
+{
+    if (id == NOM_UID)
+        return 0;
+    errno = EPERM;
+    return -1;
+}
+
+int setuid(uid_t uid) { return only_self(uid); }
+int setgid(gid_t gid) { return only_self(gid); }
+int setgroups(int n, const gid_t *groups)
+{
+    (void)groups;
+    return only_self(n == 0 ? NOM_UID : 0);
+}
+
+/* The application is already the leader of its only process group (POSIX: EPERM). */
+pid_t setsid(void)
+{
+    errno = EPERM;
+    return -1;
+}
+
+/* CPU time as the kernel accounts it on the bulletin board (all of it is user time: the
+ * kernel does almost nothing for an application, paper 3.3). */
+int getrusage(int who, struct rusage *ru)
+{
+    struct nom_bb_app row;
+    if (who != RUSAGE_SELF && who != RUSAGE_CHILDREN) {
+        errno = EINVAL;
+        return -1;
+    }
+    *ru = (struct rusage){ 0 };
+    if (who == RUSAGE_SELF && nom_bb_app(nom_app_id, &row) == 0) {
+        ru->ru_utime.tv_sec = (time_t)(row.cpu_ns / 1000000000ull);
+        ru->ru_utime.tv_usec = (suseconds_t)(row.cpu_ns / 1000 % 1000000);
+    }
+    return 0;
+}
 
 static int no_processes(void)
 {
@@ -131,4 +207,19 @@ int setrlimit(int resource, const struct rlimit *rl)
     if (resource == RLIMIT_NOFILE)
         nofile = *rl;
     return 0;
+}
+
+/* A nom application's NICs have no names (net/if.h). */
+unsigned if_nametoindex(const char *name)
+{
+    (void)name;
+    errno = ENXIO;
+    return 0;
+}
+
+char *if_indextoname(unsigned index, char *name)
+{
+    (void)index, (void)name;
+    errno = ENXIO;
+    return NULL;
 }

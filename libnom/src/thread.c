@@ -184,9 +184,25 @@ void thread_exit_now(void *value)
     nom_panic("a zombie thread was scheduled");
 }
 
+void nom_cleanup_push(struct nom_cleanup *c, void (*fn)(void *), void *arg)
+{
+    struct nom_thread *t = nom_cpu_self()->current;
+    *c = (struct nom_cleanup){ fn, arg, t->cleanups };
+    t->cleanups = c;
+}
+
+void nom_cleanup_pop(struct nom_cleanup *c, int execute)
+{
+    nom_cpu_self()->current->cleanups = c->prev;
+    if (execute)
+        c->fn(c->arg);
+}
+
 void pthread_exit(void *value)
 {
     struct nom_thread *t = nom_cpu_self()->current;
+    while (t->cleanups)
+        nom_cleanup_pop(t->cleanups, 1);
     tls_run_destructors(t);
     thread_exit_now(value);
 }

@@ -26,6 +26,9 @@
 #define MS_INVALIDATE 2
 #define MS_SYNC       4
 
+#define MCL_CURRENT   1
+#define MCL_FUTURE    2
+
 #define MADV_NORMAL   0
 #define MADV_DONTNEED 4
 
@@ -39,6 +42,8 @@ int munmap(void *addr, size_t len);
 int mprotect(void *addr, size_t len, int prot);
 /* Memory is never paged out: accepts and does nothing beyond checking alignment (EINVAL). */
 int madvise(void *addr, size_t len, int advice);
+/* Anonymous memory has no backing file: 0 for an aligned address, else -1 with EINVAL. */
+int msync(void *addr, size_t len, int flags);
 int mlock(const void *addr, size_t len);
 int munlock(const void *addr, size_t len);
 int mlockall(int flags);
