@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+import traceback
 from dataclasses import asdict
 
 from nomvm import choose_accel
@@ -110,9 +111,13 @@ def stop_provider(proc):
 
 
 def run_cell(driver, cell, run, plan, res, progress):
-    """Runs one cell once and writes its record; returns the record's status."""
+    """Runs one cell once and writes its record; returns the record's status. A failure of
+    the cell, whatever it is, is recorded and the experiment goes on; Ctrl-C is not caught."""
     label = f"{cell.app} on {cell.guest} {cell.variant_name}, run {run}/{plan.runs}"
-    reason = driver.unavailable(cell.app, cell.variant)
+    try:
+        reason = driver.unavailable(cell.app, cell.variant)
+    except Exception as e:  # a guest tool's bug must not end hours of experiment
+        reason = f"the driver could not tell: {_describe(e)}"
     if reason:
         progress.label = f"{label}: not run"
         res.write_record(cell, run, {"status": "not run", "reason": reason})
@@ -145,6 +150,9 @@ def run_cell(driver, cell, run, plan, res, progress):
         record = {"status": "ok", "info": info, "phases": phases}
     except GuestError as e:
         record = {"status": "failed", "reason": str(e)}
+    except Exception as e:  # as above: recorded with its traceback, the run goes on
+        record = {"status": "failed", "reason": _describe(e),
+                  "traceback": traceback.format_exc()}
     finally:
         try:
             driver.stop()
@@ -153,6 +161,10 @@ def run_cell(driver, cell, run, plan, res, progress):
             res.write_record(cell, run, record)
             progress.cell_done()
     return record["status"]
+
+
+def _describe(e):
+    return f"{type(e).__name__}: {e}"
 
 
 def _interrupt(signum, frame):

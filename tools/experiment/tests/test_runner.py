@@ -27,6 +27,7 @@ class ScriptedDriver(GuestDriver):
     name = "scripted"
 
     def __init__(self, port, fail_in=None):
+        self.crash = fail_in == "crash"
         self.port, self.fail_in = port, fail_in
         self.seen, self.procs, self.stopped, self.network_made = {}, [], 0, False
 
@@ -55,6 +56,8 @@ class ScriptedDriver(GuestDriver):
     def load(self, phase, seconds):
         if self.fail_in == phase:
             raise KeyboardInterrupt
+        if self.crash:
+            raise OSError("a tool crashed")
         first = self._wait_price()
         import time
         time.sleep(seconds)
@@ -104,6 +107,15 @@ def test_failed_boot_is_recorded_and_cleaned_up(setup):
     assert run_cell(d, CELL, 1, plan, res, progress) == "failed"
     assert d.stopped == 1
     assert res.records()[0]["reason"] == "guest did not boot"
+
+
+def test_unexpected_error_is_recorded_and_the_guest_stopped(setup):
+    plan, res, progress, port = setup
+    d = ScriptedDriver(port, fail_in="crash")
+    assert run_cell(d, CELL, 1, plan, res, progress) == "failed"
+    assert d.stopped == 1 and all(p.poll() is not None for p in d.procs)
+    rec = res.records()[0]
+    assert rec["reason"] == "OSError: a tool crashed" and "Traceback" in rec["traceback"]
 
 
 def test_ctrl_c_stops_guest_and_provider_and_keeps_a_record(setup):
