@@ -131,16 +131,18 @@ class Report:
                     if col[0] == g and col[2] not in others:
                         others.append(col[2])
         self.out("## Summary: nom vs Linux vs OSv", "",
-                 "Throughput under *many* load, latency and jitter under *single*, exits/s "
-                 "(under TCG: exit equivalents, notifications + interrupts) under *many*, and "
-                 "profit of the whole run. nom is its adaptive variant unless marked. Profit "
+                 "Throughput under *many* load, latency and jitter under *single*, exits/s, "
+                 "exits and guest instructions per request (under TCG exits are exit "
+                 "equivalents: notifications + interrupts) under *many*, and profit of the "
+                 "whole run. nom is its adaptive variant unless marked. Profit "
                  "ratios are given only where both profits are positive.", "",
                  "| app | metric | nom | " + " | ".join(others) + " | "
                  + " | ".join(f"nom/{o}" for o in others) + " |",
                  "|---|---|---|" + "---|" * (2 * len(others)))
         metrics = [("throughput (ops/s)", "many", "ops_s"), ("latency (us)", "single",
                    "latency_us"), ("jitter (us)", "single", "jitter_us"),
-                   ("exits/s", "many", "exits_s")]
+                   ("exits/s", "many", "exits_s"), ("exits/request", "many", "exits_per_req"),
+                   ("instructions/request", "many", "insns_per_req")]
         for app in self.apps:
             cols = self.columns(app)
             label = app + ("" if cols[0][1] == "adaptive" else f" (nom {cols[0][1]})")

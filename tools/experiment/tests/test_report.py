@@ -1,0 +1,95 @@
+"""The report, made from a recorded real run (fixtures/linux-quick: the JSON records of
+`run.py --apps memcached,nhttpd,netpipe --guests linux,nom,osv --runs 2 --duration 6
+--w-values 0,20` on this machine, raw tool outputs left out) and from a live short run of the
+Linux guest."""
+import csv
+import json
+import os
+import shutil
+import statistics
+
+import pytest
+
+from experiment.report import fmt, write_report
+from experiment.runner import main
+from experiment.tables import write_tables
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURE = os.path.join(HERE, "fixtures", "linux-quick")
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("report") / "r"
+    shutil.copytree(FIXTURE, folder)
+    write_tables(str(folder))
+    with open(write_report(str(folder))) as f:
+        return str(folder), f.read()
+
+
+def records(folder, app, key):
+    out = []
+    for run in (1, 2):
+        path = os.path.join(folder, "raw", app, key, f"run{run}.json")
+        with open(path) as f:
+            out.append(json.load(f))
+    return out
+
+
+def test_first_line_names_the_accelerator(made):
+    _, text = made
+    assert text.splitlines()[0].startswith("# nom vs Linux vs OSv: accelerator TCG")
+
+
+def test_plots_exist_for_what_ran(made):
+    folder, text = made
+    for png in ("fig02-memcached-performance.png", "fig03-nhttpd-performance.png",
+                "fig05-memcached-profit.png", "fig06-nhttpd-profit.png"):
+        assert os.path.getsize(os.path.join(folder, png)) > 1000
+        assert f"]({png})" in text
+
+
+def test_summary_throughput_is_the_mean_of_the_runs(made):
+    folder, text = made
+    rates = [r["phases"]["many"]["ops"] / r["phases"]["many"]["seconds"]
+             for r in records(folder, "memcached", "linux-default") if r["status"] == "ok"]
+    row = next(line for line in text.splitlines()
+               if line.startswith("| memcached | throughput (ops/s) |"))
+    assert fmt(statistics.fmean(rates)) in row
+
+
+def test_guests_that_did_not_run_show_reasons_never_numbers(made):
+    _, text = made
+    for line in text.splitlines():
+        if line.startswith("| memcached | throughput"):
+            cells = [c.strip() for c in line.split("|")]
+            assert cells[3] == "not run"  # nom
+    assert "| memcached | nom | adaptive | not run (run 1, 2) |" in text
+    assert "| memcached | OSv | default | not run (run 1, 2) |" in text
+    assert "Figure 4: netpipe throughput and latency: not run (" in text
+
+
+def test_tables_hold_every_run_and_phase(made):
+    folder, _ = made
+    with open(os.path.join(folder, "figures.csv")) as f:
+        rows = list(csv.DictReader(f))
+    ok = [r for r in rows if r["app"] == "nhttpd" and r["guest"] == "linux"]
+    assert {(r["variant"], r["phase"]) for r in ok} >= {("default", "many"), ("nginx", "single")}
+    assert all(float(r["ops_s"]) > 0 for r in ok)
+
+
+def test_live_short_run_of_the_linux_guest(tmp_path):
+    import linuxguest
+    try:
+        linuxguest.build()
+    except linuxguest.BuildError as e:
+        pytest.skip(f"the Linux guest cannot be built here: {e}")
+    out = tmp_path / "live"
+    assert main(["--apps", "memcached", "--guests", "linux,osv", "--runs", "1",
+                 "--duration", "4", "--output", str(out)]) == 0
+    text = (out / "report.md").read_text()
+    assert (out / "fig02-memcached-performance.png").exists()
+    row = next(line for line in text.splitlines() if line.startswith("| many | Linux |"))
+    assert "not run" not in row
+    assert "no OSv image given" in text
+    assert json.loads((out / "machine.json").read_text())["accel"] in ("tcg", "kvm")
