@@ -9,6 +9,7 @@ never touches the tap, so it is not billed as the application's.
 Variants: "adaptive" (the application picks W from price and load; needs priced) and "w=N"
 (the application's --batching-delay=N, paper 6.5).
 """
+import json
 import os
 
 import netlab
@@ -79,6 +80,48 @@ class NomDriver(LabDriver):
 
     def run_load(self, app, phase, seconds, lab, workdir, tag=None):
         return run_load(app, phase, seconds, lab, workdir, tag)
+
+    def load(self, phase, seconds):
+        """LabDriver's figures plus what the application says of itself at the end of the
+        phase: the W it runs with and the price it saw (nhttpd's GET /nom/stats)."""
+        fig = super().load(phase, seconds)
+        if self.app == "nhttpd":
+            fig["nom"] = self._nhttpd_stats(phase)
+            if fig["nom"].get("raw"):
+                fig.setdefault("raw", {})["nom_stats"] = fig["nom"].pop("raw")
+        return fig
+
+    def _nhttpd_stats(self, phase):
+        url = f"http://{self.lab.guest_ip}:{apps.HTTP_PORT}/nom/stats"
+        r = self.lab.run(["curl", "-s", "--max-time", "20", url], timeout=60)
+        if r.returncode != 0:
+            return {"error": f"curl {url}: exit {r.returncode}"}
+        path = os.path.join(self.workdir, f"nom-stats-{phase}.json")
+        with open(path, "w") as f:
+            f.write(r.stdout)
+        try:
+            stats = json.loads(r.stdout)
+        except ValueError:
+            return {"error": "GET /nom/stats is not JSON", "raw": path}
+        return {"w_us": _find(stats, "batching_delay_us"),
+                "price": _find(stats, "bandwidth_price_usd_per_gbit"), "raw": path}
+
+
+def _find(doc, key):
+    """The value of key anywhere in a JSON document (None if absent)."""
+    if isinstance(doc, dict):
+        if key in doc:
+            return doc[key]
+        values = doc.values()
+    elif isinstance(doc, list):
+        values = doc
+    else:
+        return None
+    for v in values:
+        found = _find(v, key)
+        if found is not None:
+            return found
+    return None
 
 
 def make_driver(accel, osv_image, price_port):

@@ -299,6 +299,24 @@ class Report:
                 series[label] = (stats, color)
             self._profit_figure(n, app, f"{app} profit: static vs adaptive", series,
                                 f"fig{n:02d}-{app}-static-vs-adaptive.png")
+            self._nom_self_report(app)
+
+    def _nom_self_report(self, app):
+        """What nom's application said of itself at the end of each phase: W and price."""
+        rows = []
+        for r in self.a.ok:
+            if r["app"] != app or r["guest"] != "nom":
+                continue
+            said = [r["phases"][p].get("nom") or {} for p in PHASES]
+            if any(said):
+                rows.append(f"| {r['variant']['name']} | {r['run']} | "
+                            + " | ".join(f"{fmt(d.get('w_us'))} | {fmt(d.get('price'))}"
+                                         for d in said) + " |")
+        if rows:
+            self.out(f"{app} on nom, as the application reported at the end of each phase "
+                     "(W in us, price in $/Gbit as read from the bulletin board):", "",
+                     "| variant | run | W many | price many | W single | price single |",
+                     "|---|---|---|---|---|---|", *rows, "")
 
     # -- paper 6.6-6.7: figures 11-16 ---------------------------------------------------------
     def batching(self):
