@@ -1,16 +1,17 @@
 """What every guest driver shares: a NetLab of its own, the VM counters, the billed bytes.
 
 A guest driver (linux_driver.py, osv_driver.py, nom_driver.py) subclasses LabDriver and
-supplies three things: make_vm() (the guest's QEMU with one NIC on the lab's tap),
-wait_ready() (until the application serves), and the load itself through a `load_fn`
-(loadgen's runner for the application and phase). LabDriver does the rest the same way for
-every guest, so that the comparison is fair: the namespace (tools/netlab), counters
+supplies two things: make_vm() (the guest's QEMU with one NIC on the lab's tap) and
+wait_ready() (until the application serves). LabDriver does the rest the same way for every
+guest, so that the comparison is fair: the namespace (tools/netlab), the load of each phase
+(tools/loadgen's run_phase, after a short warm-up outside the measured window), the counters
 (tools/vmcounters: instructions, notifications, interrupts, vCPU time, KVM's counters under
-KVM), and bytes_out, the guest's outbound traffic counted on the host side of its tap
-(what the provider bills; the tap's rx counter is what the guest sent).
+KVM), and bytes_out, the guest's outbound traffic counted on the host side of its tap (what
+the provider bills; the tap's rx counter is what the guest sent).
 """
 import os
 
+import loadgen
 import netlab
 import vmcounters
 from nomvm import Nic
@@ -37,11 +38,13 @@ class LabDriver(GuestDriver):
         """Returns when app serves on self.lab.guest_ip; raises GuestError otherwise."""
         raise NotImplementedError
 
-    def run_load(self, app, phase, seconds, lab, workdir, tag=None):
-        """Runs the load of app/phase for seconds inside lab; returns {"ops", "latency_us",
-        "latency_tool", "samples"?, "raw"?} (driver.py's figures, less what LabDriver adds).
-        tag names its raw output (the phase by default)."""
-        raise NotImplementedError
+    def run_load(self, app, phase, seconds, lab, workdir):
+        """The load of app/phase for seconds inside lab: driver.py's figures less what
+        LabDriver adds (bytes_out, counters)."""
+        try:
+            return loadgen.run_phase(app, phase, seconds, lab, workdir)
+        except loadgen.LoadError as e:
+            raise GuestError(f"{app} {phase} load: {e}") from None
 
     # -- the protocol ----------------------------------------------------------------------------
     def start(self, app, variant, workdir, on_network=None):
@@ -78,7 +81,7 @@ class LabDriver(GuestDriver):
         if self.vm.proc.poll() is not None:
             raise GuestError(f"the {self.name} guest died before {phase}:\n{self.vm.tail(20)}")
         warm = min(WARMUP_S, seconds / 10)
-        self.run_load(self.app, phase, warm, self.lab, self.workdir, tag=f"warmup-{phase}")
+        self.run_load(self.app, phase, warm, self.lab, os.path.join(self.workdir, "warmup"))
         before_bytes, before = self._tap_rx_bytes(), self.counters.snapshot()
         fig = dict(self.run_load(self.app, phase, seconds - warm, self.lab, self.workdir))
         after, after_bytes = self.counters.snapshot(), self._tap_rx_bytes()

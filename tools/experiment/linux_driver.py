@@ -9,7 +9,6 @@ import linuxguest
 
 from .driver import GuestError
 from .labdriver import LabDriver
-from .load import run_load
 
 BOOT_TIMEOUT_S = 300.0  # TCG boots of Debian's kernel take 10-60 s on a loaded machine
 
@@ -44,9 +43,6 @@ class LinuxDriver(LabDriver):
             linuxguest.wait_ready(vm, BOOT_TIMEOUT_S)
         except TimeoutError as e:
             raise GuestError(f"the Linux guest did not become ready: {e}") from None
-
-    def run_load(self, app, phase, seconds, lab, workdir, tag=None):
-        return run_load(app, phase, seconds, lab, workdir, tag)
 
 
 def make_driver(accel, osv_image, price_port):

@@ -18,7 +18,6 @@ from nomvm import VM, Nic, make_iso
 
 from .driver import GuestError
 from .labdriver import LabDriver
-from .load import run_load
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
@@ -77,9 +76,6 @@ class NomDriver(LabDriver):
             vm.wait_for(APPS[app][2], BOOT_TIMEOUT_S)
         except TimeoutError as e:
             raise GuestError(f"nom's {app} did not become ready: {e}") from None
-
-    def run_load(self, app, phase, seconds, lab, workdir, tag=None):
-        return run_load(app, phase, seconds, lab, workdir, tag)
 
     def load(self, phase, seconds):
         """LabDriver's figures plus what the application says of itself at the end of the
