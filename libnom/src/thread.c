@@ -11,11 +11,18 @@
 
 #define STACK_GUARD NOM_PAGE_SIZE
 #define STACK_INITIAL_PAGES 4
+#define STACK_CACHE 64                  /* exited threads' stacks kept mapped for reuse */
+#define STACK_CACHE_MAX_MAPPED (256u << 10)
 
 static struct nom_thread main_thread;
 static struct nom_thread *all_threads; /* every thread not yet reclaimed */
 static struct nom_thread *reap_list;   /* detached threads that exited, to free */
 static unsigned next_id = 1, live_threads = 1;
+/* Mapping and unmapping are the expensive part of a thread's life (two system calls that
+ * change page tables), so stacks of exited threads are kept, mapped, for the next thread
+ * with the same reservation size. */
+static struct stack_region stack_cache[STACK_CACHE];
+static unsigned stack_cached;
 
 void tls_run_destructors(struct nom_thread *t); /* tls.c */
 
@@ -93,6 +100,34 @@ static int stack_create(struct stack_region *s, size_t bytes)
     return 0;
 }
 
+static int stack_get(struct stack_region *s, size_t bytes)
+{
+    nom_preempt_disable();
+    for (unsigned i = 0; i < stack_cached; i++) {
+        if (stack_cache[i].top - stack_cache[i].base == bytes) {
+            *s = stack_cache[i];
+            stack_cache[i] = stack_cache[--stack_cached];
+            nom_preempt_enable();
+            return 0;
+        }
+    }
+    nom_preempt_enable();
+    return stack_create(s, bytes);
+}
+
+static void stack_put(struct stack_region *s)
+{
+    nom_preempt_disable();
+    if (stack_cached < STACK_CACHE && s->top - s->mapped_low <= STACK_CACHE_MAX_MAPPED) {
+        stack_cache[stack_cached++] = *s;
+        nom_preempt_enable();
+        return;
+    }
+    nom_preempt_enable();
+    nom_sys_mem_unmap(s->mapped_low, (s->top - s->mapped_low) / NOM_PAGE_SIZE);
+    vm_release(VM_STACKS, s->base, s->top - s->base);
+}
+
 /* Frees what an exited thread held. Thread context (free() takes the malloc lock). */
 static void thread_free(struct nom_thread *t)
 {
@@ -101,8 +136,7 @@ static void thread_free(struct nom_thread *t)
     nom_preempt_enable();
     _reclaim_reent(t->reent);
     free(t->reent);
-    nom_sys_mem_unmap(t->stack.mapped_low, (t->stack.top - t->stack.mapped_low) / NOM_PAGE_SIZE);
-    vm_release(VM_STACKS, t->stack.base, t->stack.top - t->stack.base);
+    stack_put(&t->stack);
     free(t);
 }
 
@@ -137,7 +171,7 @@ int pthread_create(pthread_t *out, const pthread_attr_t *attr, void *(*start)(vo
     reap_detached();
     struct nom_thread *t = calloc(1, sizeof *t);
     struct _reent *r = malloc(sizeof *r);
-    if (!t || !r || stack_create(&t->stack, stack_reservation(attr)) != 0) {
+    if (!t || !r || stack_get(&t->stack, stack_reservation(attr)) != 0) {
         free(t);
         free(r);
         return EAGAIN;

@@ -19,15 +19,42 @@ uint64_t nom_tsc_hz(void)
     return nom_bb()->tsc_hz;
 }
 
-static uint64_t mul_div(uint64_t a, uint64_t b, uint64_t c)
+/* Conversions use 32.32 fixed-point factors computed once from tsc_hz, so that reading the
+ * clock costs a multiplication, not a 128-bit division (libgcc's, in software). The factors
+ * are monotone, so converted times never go backwards. */
+static uint64_t ns_per_tick_fp, ticks_per_ns_fp;
+
+static void compute_factors(void)
 {
-    unsigned __int128 r = (unsigned __int128)a * b / c;
+    uint64_t hz = nom_tsc_hz();
+    ticks_per_ns_fp = (uint64_t)(((unsigned __int128)hz << 32) / 1000000000u);
+    ns_per_tick_fp = (uint64_t)(((unsigned __int128)1000000000u << 32) / hz);
+}
+
+static uint64_t fp_mul(uint64_t x, uint64_t fp)
+{
+    unsigned __int128 r = ((unsigned __int128)x * fp) >> 32;
     return r > UINT64_MAX ? UINT64_MAX : (uint64_t)r;
 }
 
-uint64_t nom_tsc_to_ns(uint64_t ticks) { return mul_div(ticks, 1000000000ull, nom_tsc_hz()); }
-uint64_t nom_ns_to_tsc(uint64_t ns) { return mul_div(ns, nom_tsc_hz(), 1000000000ull); }
-uint64_t nom_us_to_tsc(uint64_t us) { return mul_div(us, nom_tsc_hz(), 1000000ull); }
+uint64_t nom_tsc_to_ns(uint64_t ticks)
+{
+    if (!ns_per_tick_fp)
+        compute_factors();
+    return fp_mul(ticks, ns_per_tick_fp);
+}
+
+uint64_t nom_ns_to_tsc(uint64_t ns)
+{
+    if (!ticks_per_ns_fp)
+        compute_factors();
+    return fp_mul(ns, ticks_per_ns_fp);
+}
+
+uint64_t nom_us_to_tsc(uint64_t us)
+{
+    return nom_ns_to_tsc(us > UINT64_MAX / 1000 ? UINT64_MAX : us * 1000);
+}
 
 uint64_t nom_now_ns(void)
 {

@@ -49,3 +49,16 @@ def test_unhandled_fault_in_main_ends_the_application_with_139():
     assert re.search(r"^nom: fault: write at 0x0000000000000008 .* thread 1 \(main\): ",
                      r.log, re.M), r.log
     assert re.search(r"^nom: app conform exited 139\b", r.log, re.M), r.log
+
+
+BENCHMARKS = ["clock_gettime", "syscall_virt_to_phys", "mem_map_unmap_4_pages",
+              "mutex_lock_unlock", "malloc_free_64", "thread_switch_yield", "condvar_round_trip",
+              "pipe_round_trip", "thread_create_join", "usleep_100us"]
+
+
+def test_benchmark_runs_every_measurement():
+    """The figures are reported, not judged (under TCG they measure the emulator too)."""
+    r = boot_apps([(os.path.join(GUEST, "bench.elf"), "bench")], timeout=600)
+    for name in BENCHMARKS:
+        assert re.search(rf"^bench {name} \d+\.\d ns/op$", r.log, re.M), r.log
+    assert r.all_apps_ok, r.log

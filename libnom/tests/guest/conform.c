@@ -126,16 +126,16 @@ static int test_cond_timedwait(void)
     pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
     pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
     struct timespec until;
+    uint64_t t0 = now_ns(); /* before the deadline is computed: the wait is at least 30 ms */
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_nsec += 30 * 1000000;
     if (until.tv_nsec >= 1000000000) until.tv_sec++, until.tv_nsec -= 1000000000;
-    uint64_t t0 = now_ns();
     pthread_mutex_lock(&m);
     int r = pthread_cond_timedwait(&cv, &m, &until);
     pthread_mutex_unlock(&m);
     uint64_t waited = now_ns() - t0;
     CHECK(r == ETIMEDOUT, "returned %d", r);
-    CHECK(waited >= 29 * 1000000ull && waited < 30 * 1000000ull + TOLERANCE_NS,
+    CHECK(waited >= 30 * 1000000ull && waited < 30 * 1000000ull + TOLERANCE_NS,
           "waited %llu ns for 30 ms", (unsigned long long)waited);
     struct timespec past = { 0, 0 };
     CHECK(pthread_mutex_timedlock(&m, &past) == 0, "timedlock on a free mutex");
