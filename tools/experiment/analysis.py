@@ -38,29 +38,44 @@ def phase_figures(fig):
 
 
 def measurements(record, change_at_s):
-    """The run as profit.Measurement intervals (samples if the driver gave them)."""
+    """The run as profit.Measurement intervals, or None without throughput or latency."""
     out = []
     for phase, offset in (("many", 0.0), ("single", change_at_s)):
         fig = record["phases"].get(phase)
         if not fig:
             continue
-        samples = fig.get("samples")
-        if not samples:
-            d = phase_figures(fig)
-            if d["gbps"] is None or d["latency_us"] is None:
-                return None
-            out.append(Measurement(offset, offset + fig["seconds"], d["gbps"], d["latency_us"],
-                                   d["jitter_us"] or 0.0))
-            continue
-        start = 0.0
-        for s in samples:
-            length = s["t_s"] - start
-            if length > 0 and s.get("latency_mean_us") is not None:
-                out.append(Measurement(offset + start, offset + s["t_s"],
-                                       s["bytes_out"] * 8 / 1e9 / length, s["latency_mean_us"],
-                                       s.get("latency_stddev_us") or 0.0))
-            start = s["t_s"]
+        pieces = phase_measurements(fig)
+        if pieces is None:
+            return None
+        out += [Measurement(offset + a, offset + b, t, lat, sd) for a, b, t, lat, sd in pieces]
     return out
+
+
+def phase_measurements(fig):
+    """[(start_s, end_s, Gbit/s, latency_us, jitter_us)] of one phase: one piece per sample of
+    the load tool when it gave samples, the phase's figures for the rest of the phase (the
+    tool's last interval is usually partial). Bytes are only counted per phase (on the tap),
+    so a sample's share is its share of the operations."""
+    d = phase_figures(fig)
+    if d["gbps"] is None or d["latency_us"] is None:
+        return None
+    secs, ops = fig["seconds"], fig["ops"]
+    bytes_per_op = fig["bytes_out"] / ops if ops else 0.0
+    pieces, start, done = [], 0.0, 0
+    for s in fig.get("samples") or []:
+        end = min(s["t_s"], secs)
+        if end <= start:
+            continue
+        if s.get("latency_mean_us") is not None and s["ops"] > 0:
+            gbps = s["ops"] * bytes_per_op * 8 / 1e9 / (end - start)
+            pieces.append((start, end, gbps, s["latency_mean_us"],
+                           s.get("latency_stddev_us") or 0.0))
+        start, done = end, done + s["ops"]
+    if secs > start:
+        rest = max(0, ops - done)
+        gbps = rest * bytes_per_op * 8 / 1e9 / (secs - start)
+        pieces.append((start, secs, gbps, d["latency_us"], d["jitter_us"] or 0.0))
+    return pieces
 
 
 def record_profit(record, plan, params):

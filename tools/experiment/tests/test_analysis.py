@@ -39,14 +39,17 @@ def test_run_profit_from_phases():
 
 
 def test_samples_are_integrated_piecewise():
-    # two 30 s samples in "many": 1 then 0.5 Gbit/s at 1 $/Gbit, latency 100 us (no penalty)
-    many = fig(1, 60, 0, 100, 0)
-    many["samples"] = [{"t_s": 30, "ops": 1, "bytes_out": 3.75e9, "latency_mean_us": 100},
-                       {"t_s": 60, "ops": 1, "bytes_out": 1.875e9, "latency_mean_us": 100}]
-    r = record("linux", {"name": "default"}, 1, many, fig(1, 60, 0, 100, 0))
-    # 30 x 1 x 19 + 30 x 0.5 x 19 + 0
+    # "many": 60 s, 3,000 ops, 7.5e9 bytes (2.5e6 B/op); samples: 1,500 ops in 0-30 s at
+    # 100 us, 1,000 ops in 30-50 s at 900 us (sigma 0); the last 10 s hold the other 500 ops
+    # at the phase's 200 us. T: 1 Gbit/s, 1 Gbit/s, 1 Gbit/s. Price 1 $/Gbit.
+    # penalty: 30 x 19 + 20 x (0 - 1) + 10 x 19 = 740; "single" earns nothing (0 ops).
+    many = fig(3000, 60, 7.5e9, 200, 0)
+    many["samples"] = [{"t_s": 30, "ops": 1500, "latency_mean_us": 100},
+                       {"t_s": 50, "ops": 1000, "latency_mean_us": 900,
+                        "latency_stddev_us": 0}]
+    r = record("linux", {"name": "default"}, 1, many, fig(0, 60, 0, 100, 0))
     assert Analysis([r], PLAN).profit("memcached", "linux", "default", "penalty")[0] == \
-        pytest.approx(855.0)
+        pytest.approx(740.0)
 
 
 def test_mean_and_sample_deviation_across_runs():
