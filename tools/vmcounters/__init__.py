@@ -17,12 +17,12 @@ events are counted the same way.
 import os
 
 from .insns import InsnCounter, InsnSample, parse_insn_file, build, PLUGIN
-from .trace import TraceCounter, parse_trace_lines, notifications, interrupts, DEFAULT_EVENTS
+from .trace import TraceCounter, count_trace_events, notifications, interrupts, DEFAULT_EVENTS
 from .threads import sample_vcpu_threads, utilization, read_task_stat
 from .kvmstats import Qmp, qmp_args, read_kvm_stats, sum_vcpu_stats, EXIT_STATS, INJECTION_STATS
 
 __all__ = ["RunCounters", "per_request", "InsnCounter", "InsnSample", "parse_insn_file", "build",
-           "PLUGIN", "TraceCounter", "parse_trace_lines", "notifications", "interrupts",
+           "PLUGIN", "TraceCounter", "count_trace_events", "notifications", "interrupts",
            "DEFAULT_EVENTS", "sample_vcpu_threads", "utilization", "read_task_stat", "Qmp",
            "qmp_args", "read_kvm_stats", "sum_vcpu_stats", "EXIT_STATS", "INJECTION_STATS"]
 
