@@ -186,8 +186,10 @@ void sched_make_runnable(struct nom_thread *t)
     runq_push(&nom_cpu_self()->runq, &t->rq);
 }
 
+/* Callbacks run on behalf of nobody: the interrupted thread's errno must survive them. */
 void sched_run_pending(struct nom_cpu *c)
 {
+    int saved_errno = errno;
     while (c->work_pending) {
         c->work_pending = 0;
         if (c->timer_fired) {
@@ -203,6 +205,7 @@ void sched_run_pending(struct nom_cpu *c)
             notify_fn(bits, notify_arg);
     }
     run_expired_timers();
+    errno = saved_errno;
 }
 
 static int timer_due(void)
@@ -216,6 +219,9 @@ static int timer_due(void)
 static void block_core(struct nom_cpu *c)
 {
     struct nom_timer *t = timerheap_min(&timers);
+    /* A page fault while upcalls are held cannot be delivered (the kernel ends the
+     * application), so the stack this path and the system call use must be mapped first. */
+    stack_ensure_mapped(&c->current->stack, (uintptr_t)__builtin_frame_address(0) - 1024);
     c->ctl.disabled = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (!c->work_pending && !timer_due() && runq_empty(&c->runq))

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/select.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 #include <nom/bb.h>
@@ -305,6 +306,13 @@ static int test_pipe_poll(void)
     close(pipefd[1]);
     CHECK(read(pipefd[0], buf, sizeof buf) == 0, "EOF after the writer closed");
     close(pipefd[0]);
+    int sv[2];
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair");
+    CHECK(write(sv[0], "ab", 2) == 2 && write(sv[1], "xyz", 3) == 3, "socketpair writes");
+    CHECK(read(sv[1], buf, sizeof buf) == 2 && read(sv[0], buf, sizeof buf) == 3, "crossed");
+    close(sv[0]);
+    CHECK(read(sv[1], buf, sizeof buf) == 0, "EOF after the peer closed");
+    close(sv[1]);
     return 1;
 }
 
