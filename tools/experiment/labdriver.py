@@ -9,7 +9,9 @@ guest, so that the comparison is fair: the namespace (tools/netlab), the load of
 KVM), and bytes_out, the guest's outbound traffic counted on the host side of its tap (what
 the provider bills; the tap's rx counter is what the guest sent).
 """
+import functools
 import os
+import subprocess
 
 import loadgen
 import netlab
@@ -20,6 +22,17 @@ from .driver import GuestDriver, GuestError
 
 MAC = "52:54:00:12:34:56"
 WARMUP_S = 1.0  # of each phase, loaded but not measured: connections, caches, the TCG cache
+
+
+@functools.lru_cache(maxsize=None)
+def prepare():
+    """Builds what every lab-based driver needs on the host (our TCG plugin, nomload and the
+    patched NPtcp) once per experiment; raises GuestError saying what failed."""
+    for what, build in (("tools/vmcounters", vmcounters.build), ("tools/loadgen", loadgen.build)):
+        try:
+            build()
+        except (subprocess.CalledProcessError, OSError) as e:
+            raise GuestError(f"{what} does not build: {e}") from None
 
 
 class LabDriver(GuestDriver):

@@ -8,7 +8,7 @@ import os
 import linuxguest
 
 from .driver import GuestError
-from .labdriver import LabDriver
+from .labdriver import LabDriver, prepare
 
 BOOT_TIMEOUT_S = 300.0  # TCG boots of Debian's kernel take 10-60 s on a loaded machine
 
@@ -46,4 +46,5 @@ class LinuxDriver(LabDriver):
 
 
 def make_driver(accel, osv_image, price_port):
+    prepare()
     return LinuxDriver(accel)

@@ -17,7 +17,7 @@ from loadgen import apps
 from nomvm import VM, Nic, make_iso
 
 from .driver import GuestError
-from .labdriver import LabDriver
+from .labdriver import LabDriver, prepare
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
@@ -121,4 +121,5 @@ def _find(doc, key):
 
 
 def make_driver(accel, osv_image, price_port):
+    prepare()
     return NomDriver(accel, price_port)

@@ -10,7 +10,7 @@ import os
 import osvguest
 
 from .driver import GuestError
-from .labdriver import LabDriver
+from .labdriver import LabDriver, prepare
 
 
 class OsvDriver(LabDriver):
@@ -36,4 +36,5 @@ class OsvDriver(LabDriver):
 
 
 def make_driver(accel, osv_image, price_port):
+    prepare()
     return OsvDriver(accel, osv_image)
