@@ -39,7 +39,7 @@ def parse_wrk(text):
            "latency_us": {"mean": _duration_us(lat.group(1)),
                           "stddev": _duration_us(lat.group(2)),
                           "max": _duration_us(lat.group(3))}}
-    for pct, value in re.findall(r"^\s+(50|75|90|99)%\s+(\S+)$", text, re.M):
+    for pct, value in re.findall(r"^\s+(50|75|90|99)%\s+(\S+)[ \t]*$", text, re.M):
         out["latency_us"][f"p{pct}"] = _duration_us(value)
     sock = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", text)
     if sock:

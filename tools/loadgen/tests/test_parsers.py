@@ -63,3 +63,10 @@ def test_nomload_result_and_intervals():
 def test_a_failed_run_is_a_parse_error(parser):
     with pytest.raises(loadgen.ParseError):
         parser("connect: Connection refused\n")
+
+
+def test_wrk_latency_in_seconds_with_trailing_blank():
+    r = loadgen.parse_wrk(fixture("wrk-many-seconds.txt"))
+    assert r["latency_us"]["max"] == pytest.approx(1.01e6)
+    assert r["latency_us"]["p99"] == pytest.approx(1.01e6)  # "99%    1.01s " (wrk pads it)
+    assert r["requests"] == 597 and r["seconds"] == 5.07
