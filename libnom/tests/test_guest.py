@@ -12,7 +12,8 @@ from nomvm.session import TOP
 GUEST = os.path.join(TOP, "build", "libnom", "tests")
 CONFORMANCE = ["stdio_floats", "malloc_million", "threads_pingpong_200", "cond_timedwait",
                "nanosleep", "monotonic_threads", "preemption", "stack_growth", "bad_pointer",
-               "pipe_poll", "thread_locals", "bulletin_board", "idle_hooks_and_notify"]
+               "pipe_poll", "thread_locals", "bulletin_board", "idle_hooks_and_notify",
+               "fpu_preempted", "idle_blocks_the_core"]
 
 
 @pytest.fixture(scope="module")

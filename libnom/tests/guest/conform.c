@@ -429,6 +429,56 @@ static int test_idle_hooks_and_notify(void)
     return 1;
 }
 
+/* Does SSE state survive preemption? Two threads do long floating-point sums without ever
+ * yielding, so the scheduler switches them mid-loop through the timer upcall. */
+static double fp_sum(double seed, long n)
+{
+    double acc = 0.0;
+    for (long i = 1; i <= n; i++)
+        acc += seed / (double)i;
+    return acc;
+}
+
+struct fp_job { double seed, result; uint64_t start, end; };
+
+static void *fp_worker(void *arg)
+{
+    struct fp_job *j = arg;
+    j->start = nom_tsc();
+    j->result = fp_sum(j->seed, 3000000);
+    j->end = nom_tsc();
+    return NULL;
+}
+
+static int test_fpu_preempted(void)
+{
+    struct fp_job a = { 1.5, 0, 0, 0 }, b = { -7.25, 0, 0, 0 };
+    double want_a = fp_sum(a.seed, 3000000), want_b = fp_sum(b.seed, 3000000);
+    pthread_t ta, tb;
+    pthread_create(&ta, NULL, fp_worker, &a);
+    pthread_create(&tb, NULL, fp_worker, &b);
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+    CHECK(b.start < a.end, "the first thread was never preempted: no interleaving to test");
+    CHECK(a.result == want_a && b.result == want_b, "sums %.17g %.17g, want %.17g %.17g",
+          a.result, b.result, want_a, want_b);
+    return 1;
+}
+
+/* Does the core block (use no CPU) while every thread sleeps? The kernel's CPU-time account
+ * on the bulletin board must grow by much less than the time slept. */
+static int test_idle_blocks_the_core(void)
+{
+    struct nom_bb_app before, after;
+    CHECK(nom_bb_app(nom_self_id(), &before) == 0, "no board row");
+    usleep(500000);
+    nom_bb_app(nom_self_id(), &after);
+    uint64_t used = after.cpu_ns - before.cpu_ns;
+    printf("  500 ms asleep used %llu us of CPU\n", (unsigned long long)used / 1000);
+    CHECK(used < 250000000ull, "used %llu ns of CPU while asleep", (unsigned long long)used);
+    return 1;
+}
+
 /* On request only: does a fault in the main thread end the application with 139? */
 static int *volatile crash_target = (int *)8;
 
@@ -456,6 +506,8 @@ static const struct {
     { "thread_locals", test_thread_locals, 0 },
     { "bulletin_board", test_bulletin_board, 0 },
     { "idle_hooks_and_notify", test_idle_hooks_and_notify, 0 },
+    { "fpu_preempted", test_fpu_preempted, 0 },
+    { "idle_blocks_the_core", test_idle_blocks_the_core, 0 },
     { "crash_main", test_crash_main, 1 },
 };
 
