@@ -82,14 +82,16 @@ class TraceCounter:
         return snap
 
     def stop(self, timeout=5.0):
-        """Waits for the reader to see QEMU's end of file; unblocks it if QEMU never opened."""
-        if self._thread and self._thread.is_alive():
-            try:  # a reader still waiting in open() needs a writer to come and go
-                fd = os.open(self.fifo, os.O_WRONLY | os.O_NONBLOCK)
-                os.close(fd)
+        """Waits for the reader to see QEMU's end of file (call it after QEMU ended). A reader
+        still waiting in open() (QEMU never opened the FIFO) is released by a writer that
+        comes and goes; until it has opened, such a writer's open fails, so it is retried."""
+        deadline = time.monotonic() + timeout
+        while self._thread and self._thread.is_alive() and time.monotonic() < deadline:
+            try:
+                os.close(os.open(self.fifo, os.O_WRONLY | os.O_NONBLOCK))
             except OSError:
                 pass
-            self._thread.join(timeout)
+            self._thread.join(0.05)
         if os.path.exists(self.fifo):
             os.unlink(self.fifo)
         return self.snapshot()
