@@ -79,18 +79,54 @@ int nom_fd_wait(int fd, short events, uint64_t deadline_tsc)
     return ret;
 }
 
+/* An operation holds a reference to the open file, so that another thread closing the
+ * descriptor meanwhile cannot free the file under it (the last reference closes it). */
+static struct nom_file *file_get(int fd)
+{
+    nom_preempt_disable();
+    struct nom_file *f = fdtable_get(&table, fd);
+    if (f)
+        f->refs++;
+    nom_preempt_enable();
+    return f;
+}
+
+static int file_put(struct nom_file *f)
+{
+    nom_preempt_disable();
+    int last = --f->refs == 0;
+    nom_preempt_enable();
+    if (!last)
+        return 0;
+    int r = f->ops->close ? f->ops->close(f->priv) : 0;
+    fdtable_file_free(f);
+    return r;
+}
+
+/* One attempt of a read or write; -EAGAIN when it would block. */
+static ssize_t transfer(int fd, void *buf, size_t n, int writing, int *nonblocking)
+{
+    struct nom_file *f = file_get(fd);
+    if (!f)
+        return -EBADF;
+    ssize_t r;
+    if (writing)
+        r = f->ops->write ? f->ops->write(f->priv, buf, n) : -EINVAL;
+    else
+        r = f->ops->read ? f->ops->read(f->priv, buf, n) : -EINVAL;
+    *nonblocking = (f->status & O_NONBLOCK) != 0;
+    file_put(f);
+    return r;
+}
+
 ssize_t read(int fd, void *buf, size_t n)
 {
+    int nonblocking;
     for (;;) {
-        struct nom_file *f = fdtable_get(&table, fd);
-        if (!f)
-            return fail(EBADF);
-        if (!f->ops->read)
-            return fail(EINVAL);
-        ssize_t r = f->ops->read(f->priv, buf, n);
+        ssize_t r = transfer(fd, buf, n, 0, &nonblocking);
         if (r >= 0)
             return r;
-        if (r != -EAGAIN || (f->status & O_NONBLOCK))
+        if (r != -EAGAIN || nonblocking)
             return fail((int)-r);
         int w = nom_fd_wait(fd, POLLIN, 0);
         if (w < 0)
@@ -102,18 +138,14 @@ ssize_t read(int fd, void *buf, size_t n)
 ssize_t write(int fd, const void *buf, size_t n)
 {
     size_t done = 0;
+    int nonblocking;
     for (;;) {
-        struct nom_file *f = fdtable_get(&table, fd);
-        if (!f)
-            return fail(EBADF);
-        if (!f->ops->write)
-            return fail(EINVAL);
-        ssize_t r = f->ops->write(f->priv, (const char *)buf + done, n - done);
+        ssize_t r = transfer(fd, (char *)buf + done, n - done, 1, &nonblocking);
         if (r >= 0)
             done += (size_t)r;
-        else if (r != -EAGAIN || (f->status & O_NONBLOCK))
+        else if (r != -EAGAIN || nonblocking)
             return done ? (ssize_t)done : fail((int)-r);
-        if (done == n || (f->status & O_NONBLOCK))
+        if (done == n || nonblocking)
             return (ssize_t)done;
         int w = nom_fd_wait(fd, POLLOUT, 0);
         if (w < 0)
@@ -164,11 +196,7 @@ int close(int fd)
     nom_preempt_enable();
     if (!f)
         return fail(EBADF);
-    int r = 0;
-    if (--f->refs == 0) {
-        r = f->ops->close ? f->ops->close(f->priv) : 0;
-        fdtable_file_free(f);
-    }
+    int r = file_put(f);
     nom_fd_event(); /* pollers of a closed descriptor must see POLLNVAL */
     return r < 0 ? fail(-r) : 0;
 }
