@@ -9,8 +9,8 @@
  * errno value (never sets errno): EINVAL for a bad argument, EAGAIN when out of memory for a
  * thread, EDEADLK / EPERM for mutex misuse as POSIX says, ETIMEDOUT for timed waits, EBUSY for
  * try-locks. Stacks are reservations that grow on demand up to the attribute's stack size
- * (default 8 MiB) above a guard page; PTHREAD_STACK_MIN is 16 KiB. Signals do not exist on
- * nom: pthread_sigmask accepts and ignores masks, pthread_kill only accepts signal 0.
+ * (default 8 MiB) above a 64 KiB unmapped guard; PTHREAD_STACK_MIN is 16 KiB. Signals do not
+ * exist on nom: pthread_sigmask accepts and ignores masks, pthread_kill only accepts signal 0.
  */
 #ifndef NOM_PTHREAD_H
 #define NOM_PTHREAD_H

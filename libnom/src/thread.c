@@ -9,7 +9,8 @@
 #include <nom/syscall.h>
 #include "libnom.h"
 
-#define STACK_GUARD NOM_PAGE_SIZE
+#define STACK_GUARD (16 * NOM_PAGE_SIZE) /* unmapped below each stack: frames up to 64 KiB
+                                        * cannot step over it into the stack below */
 #define STACK_INITIAL_PAGES 4
 #define STACK_CACHE 64                  /* exited threads' stacks kept mapped for reuse */
 #define STACK_CACHE_MAX_MAPPED (256u << 10)

@@ -86,7 +86,7 @@ int pthread_once(pthread_once_t *once, void (*fn)(void))
 int pthread_attr_init(pthread_attr_t *a)
 {
     *a = (pthread_attr_t){ .is_initialized = 1, .detachstate = PTHREAD_CREATE_JOINABLE,
-                           .stacksize = NOM_STACK_DEFAULT, .guardsize = NOM_PAGE_SIZE,
+                           .stacksize = NOM_STACK_DEFAULT, .guardsize = 16 * NOM_PAGE_SIZE,
                            .inheritsched = PTHREAD_INHERIT_SCHED,
                            .contentionscope = PTHREAD_SCOPE_PROCESS };
     return 0;
@@ -108,7 +108,7 @@ int pthread_attr_setdetachstate(pthread_attr_t *a, int state)
     return 0;
 }
 int pthread_attr_getdetachstate(const pthread_attr_t *a, int *state) { *state = a->detachstate; return 0; }
-/* The guard is always one page (thread.c); other sizes are recorded, not honoured. */
+/* The guard is always 64 KiB (thread.c); other sizes are recorded, not honoured. */
 int pthread_attr_setguardsize(pthread_attr_t *a, size_t size) { a->guardsize = size; return 0; }
 int pthread_attr_getguardsize(const pthread_attr_t *a, size_t *size) { *size = a->guardsize; return 0; }
 int pthread_attr_setscope(pthread_attr_t *a, int scope)
