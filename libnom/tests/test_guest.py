@@ -12,6 +12,7 @@ from nomvm.session import TOP
 GUEST = os.path.join(TOP, "build", "libnom", "tests")
 CONFORMANCE = ["stdio_floats", "malloc_million", "threads_pingpong_200", "cond_timedwait",
                "nanosleep", "monotonic_threads", "preemption", "stack_growth", "bad_pointer",
+               "stack_overflow",
                "pipe_poll", "thread_locals", "bulletin_board", "idle_hooks_and_notify",
                "fpu_preempted", "idle_blocks_the_core"]
 
@@ -37,6 +38,13 @@ def test_bad_pointer_report_names_address_thread_and_cause(conformance):
     m = re.search(r"^nom: fault: read at 0x0000000000000010 rip 0x[0-9a-f]{16} "
                   r"thread \d+ \(faulter\): null or low pointer", conformance.log, re.M)
     assert m, conformance.log
+
+
+def test_stack_overflow_report_names_the_guard_page(conformance):
+    m = re.search(r"^nom: fault: write at 0x[0-9a-f]{16} rip 0x[0-9a-f]{16} thread (\d+) "
+                  r"\(overflower\): stack overflow into the guard page of thread (\d+)$",
+                  conformance.log, re.M)
+    assert m and m.group(1) == m.group(2), conformance.log
 
 
 def test_exit_status_argv_environment_and_float_printf():

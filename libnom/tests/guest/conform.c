@@ -262,12 +262,45 @@ static int test_bad_pointer(void)
 {
     pthread_t t;
     void *ret;
+    unsigned long before = nom_fault_count();
     nom_fault_policy_set(NOM_FAULT_END_THREAD);
     CHECK(pthread_create(&t, NULL, bad_pointer, (void *)0x10) == 0, "create");
     pthread_join(t, &ret);
     nom_fault_policy_set(NOM_FAULT_EXIT);
     CHECK(ret == NOM_THREAD_FAULTED, "join value %p", ret);
-    CHECK(nom_fault_count() == 1, "fault count %lu", nom_fault_count());
+    CHECK(nom_fault_count() == before + 1, "fault count %lu", nom_fault_count());
+    return 1;
+}
+
+/* Does running off the end of a stack hit the guard and get reported as an overflow? */
+static volatile int bottom = 1 << 30; /* far below any stack: the guard is hit first */
+
+static int bottomless(int depth)
+{
+    volatile char frame[1024];
+    frame[0] = (char)depth;
+    return depth < bottom ? bottomless(depth + 1) + frame[0] : 0;
+}
+
+static void *overflow(void *arg)
+{
+    pthread_setname_np(pthread_self(), "overflower");
+    return (void *)(long)bottomless((int)(long)arg);
+}
+
+static int test_stack_overflow(void)
+{
+    pthread_attr_t a;
+    pthread_t t;
+    void *ret;
+    unsigned long before = nom_fault_count();
+    pthread_attr_init(&a);
+    pthread_attr_setstacksize(&a, 64 * 1024);
+    nom_fault_policy_set(NOM_FAULT_END_THREAD);
+    CHECK(pthread_create(&t, &a, overflow, NULL) == 0, "create");
+    pthread_join(t, &ret);
+    nom_fault_policy_set(NOM_FAULT_EXIT);
+    CHECK(ret == NOM_THREAD_FAULTED && nom_fault_count() == before + 1, "join value %p", ret);
     return 1;
 }
 
@@ -503,6 +536,7 @@ static const struct {
     { "preemption", test_preemption, 0 },
     { "stack_growth", test_stack_growth, 0 },
     { "bad_pointer", test_bad_pointer, 0 },
+    { "stack_overflow", test_stack_overflow, 0 },
     { "pipe_poll", test_pipe_poll, 0 },
     { "thread_locals", test_thread_locals, 0 },
     { "bulletin_board", test_bulletin_board, 0 },
