@@ -3,6 +3,7 @@ runs its table of named tests in one boot; each pytest case here asks whether on
 "ok". The log is kept in the failure message."""
 import os
 import re
+import subprocess
 
 import pytest
 
@@ -71,3 +72,17 @@ def test_benchmark_runs_every_measurement():
     for name in BENCHMARKS:
         assert re.search(rf"^bench {name} \d+\.\d ns/op$", r.log, re.M), r.log
     assert r.all_apps_ok, r.log
+
+
+def test_application_elf_is_static_at_0x400000_without_glibc():
+    """app.mk's link: no interpreter, no dynamic section, entry in the image at 0x400000,
+    nothing from the host's C library (DESIGN.md, Toolchain facts)."""
+    elf = os.path.join(GUEST, "conform.elf")
+    headers = subprocess.run(["readelf", "-lhW", elf], capture_output=True, text=True,
+                             check=True).stdout
+    assert "INTERP" not in headers and "DYNAMIC" not in headers
+    assert re.search(r"Entry point address:\s+0x4000[0-9a-f]{2}$", headers, re.M), headers
+    loads = re.findall(r"^\s+LOAD\s+0x[0-9a-f]+ (0x[0-9a-f]+)", headers, re.M)
+    assert loads and min(int(a, 16) for a in loads) == 0x400000, headers
+    with open(elf, "rb") as f:
+        assert b"GLIBC_" not in f.read()
