@@ -153,33 +153,25 @@ ssize_t write(int fd, const void *buf, size_t n)
     }
 }
 
-ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
+/* Scatter/gather as a sequence of reads or writes. A blocking writev writes everything, as
+ * write does; readv blocks only until some data came (POSIX read semantics), so once it has
+ * data it only takes what is already there. */
+static ssize_t iov_transfer(int fd, const struct iovec *iov, int iovcnt, int writing)
 {
     if (iovcnt < 0 || iovcnt > IOV_MAX)
         return fail(EINVAL);
     ssize_t total = 0;
+    int nonblocking;
     for (int i = 0; i < iovcnt; i++) {
         if (iov[i].iov_len == 0)
             continue;
-        ssize_t r = read(fd, iov[i].iov_base, iov[i].iov_len);
-        if (r < 0)
-            return total ? total : -1;
-        total += r;
-        if ((size_t)r < iov[i].iov_len || nom_fd_nonblocking(fd) == 1)
-            break; /* never block after having data: POSIX read semantics */
-    }
-    return total;
-}
-
-ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
-{
-    if (iovcnt < 0 || iovcnt > IOV_MAX)
-        return fail(EINVAL);
-    ssize_t total = 0;
-    for (int i = 0; i < iovcnt; i++) {
-        if (iov[i].iov_len == 0)
-            continue;
-        ssize_t r = write(fd, iov[i].iov_base, iov[i].iov_len);
+        ssize_t r;
+        if (writing)
+            r = write(fd, iov[i].iov_base, iov[i].iov_len);
+        else if (total == 0)
+            r = read(fd, iov[i].iov_base, iov[i].iov_len);
+        else if ((r = transfer(fd, iov[i].iov_base, iov[i].iov_len, 0, &nonblocking)) < 0)
+            break;
         if (r < 0)
             return total ? total : -1;
         total += r;
@@ -187,6 +179,16 @@ ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
             break;
     }
     return total;
+}
+
+ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
+{
+    return iov_transfer(fd, iov, iovcnt, 0);
+}
+
+ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
+{
+    return iov_transfer(fd, iov, iovcnt, 1);
 }
 
 int close(int fd)

@@ -154,6 +154,13 @@ int fd_kind_is_pipe(const struct nom_file_ops *ops)
     return ops == &pipe_read_ops || ops == &pipe_write_ops;
 }
 
+static int set_nonblocking(const int fds[2])
+{
+    fcntl(fds[0], F_SETFL, O_NONBLOCK);
+    fcntl(fds[1], F_SETFL, O_NONBLOCK);
+    return 0;
+}
+
 int pipe2(int fds[2], int flags)
 {
     struct pipe *p = calloc(1, sizeof *p);
@@ -175,11 +182,7 @@ int pipe2(int fds[2], int flags)
         errno = err;
         return -1;
     }
-    if (flags & O_NONBLOCK) {
-        fcntl(fds[0], F_SETFL, O_NONBLOCK);
-        fcntl(fds[1], F_SETFL, O_NONBLOCK);
-    }
-    return 0;
+    return flags & O_NONBLOCK ? set_nonblocking(fds) : 0;
 }
 
 int pipe(int fds[2])
@@ -217,9 +220,5 @@ int socketpair(int domain, int type, int protocol, int sv[2])
         errno = err;
         return -1;
     }
-    if (type & SOCK_NONBLOCK) {
-        fcntl(sv[0], F_SETFL, O_NONBLOCK);
-        fcntl(sv[1], F_SETFL, O_NONBLOCK);
-    }
-    return 0;
+    return type & SOCK_NONBLOCK ? set_nonblocking(sv) : 0;
 }

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/select.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 #include <nom/bb.h>
@@ -341,6 +342,11 @@ static int test_pipe_poll(void)
     close(pipefd[0]);
     int sv[2];
     CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair");
+    char a[3], b[8];
+    struct iovec out[2] = { { "abc", 3 }, { "defg", 4 } }, in[2] = { { a, 3 }, { b, 8 } };
+    CHECK(writev(sv[0], out, 2) == 7, "writev");
+    CHECK(readv(sv[1], in, 2) == 7 && memcmp(a, "abc", 3) == 0 && memcmp(b, "defg", 4) == 0,
+          "readv returns what is there without blocking for more");
     CHECK(write(sv[0], "ab", 2) == 2 && write(sv[1], "xyz", 3) == 3, "socketpair writes");
     CHECK(read(sv[1], buf, sizeof buf) == 2 && read(sv[0], buf, sizeof buf) == 3, "crossed");
     close(sv[0]);
