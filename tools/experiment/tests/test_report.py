@@ -66,7 +66,16 @@ def test_guests_that_did_not_run_show_reasons_never_numbers(made):
             assert cells[3] == "not run"  # nom
     assert "| memcached | nom | adaptive | not run (run 1, 2) |" in text
     assert "| memcached | OSv | default | not run (run 1, 2) |" in text
-    assert "Figure 4: netpipe throughput and latency: not run (" in text
+    assert "Figure 11: memcached throughput and latency vs W: not run (" in text
+    assert "Figure 14: memcached Pareto frontier: not run." in text
+
+
+def test_nom_fixed_w_runs_make_the_batching_figures(made):
+    folder, text = made
+    for png in ("fig09-nhttpd-static-vs-adaptive.png", "fig12-nhttpd-batching-delay.png",
+                "fig15-nhttpd-pareto.png"):
+        assert os.path.exists(os.path.join(folder, png)) and f"]({png})" in text
+    assert "| nhttpd | nom w=" in text  # table 2 and the projection name the fixed W used
 
 
 def test_tables_hold_every_run_and_phase(made):
