@@ -74,6 +74,16 @@ def test_benchmark_runs_every_measurement():
     assert r.all_apps_ok, r.log
 
 
+def test_two_applications_with_threads_share_one_vcpu():
+    """The kernel time-slices the applications; each schedules its own threads and blocks its
+    context when idle, so both pass unchanged."""
+    r = boot_apps([(os.path.join(GUEST, "conform.elf"), "conform"),
+                   (os.path.join(GUEST, "bench.elf"), "bench")], smp=1, timeout=600)
+    n = len(CONFORMANCE)
+    assert f"libnom conformance: {n}/{n} passed" in r.log and "bench done" in r.log, r.log
+    assert r.all_apps_ok, r.log
+
+
 def test_application_elf_is_static_at_0x400000_without_glibc():
     """app.mk's link: no interpreter, no dynamic section, entry in the image at 0x400000,
     nothing from the host's C library (DESIGN.md, Toolchain facts)."""
