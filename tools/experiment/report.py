@@ -44,6 +44,10 @@ def fmt_stat(s, digits=3):
                                                                         else "")
 
 
+def _w(w_us):
+    return "-" if w_us is None else f"{w_us:g}"
+
+
 def fmt_ratio(r):
     return "-" if r is None else f"{r:.2f}x"
 
@@ -315,7 +319,7 @@ class Report:
             said = [r["phases"][p].get("nom") or {} for p in PHASES]
             if any(said):
                 rows.append(f"| {r['variant']['name']} | {r['run']} | "
-                            + " | ".join(f"{fmt(d.get('w_us'))} | {fmt(d.get('price'))}"
+                            + " | ".join(f"{_w(d.get('w_us'))} | {fmt(d.get('price'))}"
                                          for d in said) + " |")
         if rows:
             self.out(f"{app} on nom, as the application reported at the end of each phase "
