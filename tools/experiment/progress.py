@@ -1,7 +1,8 @@
 """Progress of a long experiment: which cell runs, and the time remaining, on stderr.
 
 The estimate is the sum of what is left: the phases of the current cell, plus for each
-cell still to come its phases and a boot time learnt from the boots so far. On a terminal one
+cell still to come that can run (the runner asks the drivers first) its phases and a boot time
+learnt from the boots so far; a cell that cannot run costs nothing. On a terminal one
 line is redrawn every second; otherwise (CI logs) one line per step.
 """
 import sys
@@ -18,8 +19,10 @@ def fmt_duration(seconds):
 
 class Progress:
     def __init__(self, total_cells, cell_seconds, boot_estimate_s, stream=sys.stderr,
-                 clock=time.monotonic):
+                 clock=time.monotonic, runnable_cells=None):
         self.total, self.cell_s = total_cells, cell_seconds
+        self.runnable = total_cells if runnable_cells is None else runnable_cells
+        self.ran = 0
         self.boot_s, self._boots = boot_estimate_s, []
         self.stream, self.clock = stream, clock
         self.done = 0
@@ -34,7 +37,7 @@ class Progress:
         """Seconds the rest of the experiment should take."""
         now = self.clock()
         current = max(0.0, self._step_end - now) + self._after_step if self._step_end else 0.0
-        later = self.total - self.done - (1 if self._step_end is not None else 0)
+        later = self.runnable - self.ran - (1 if self._step_end is not None else 0)
         return current + max(0, later) * (self.cell_s + self.boot_s)
 
     def boot_took(self, seconds):
@@ -49,7 +52,10 @@ class Progress:
         self._show(force=True)
 
     def cell_done(self):
+        """A cell ended; it counts as run if one of its steps began."""
         self.done += 1
+        if self._step_end is not None:
+            self.ran += 1
         self._step_end = None
         self._show(force=True)
 

@@ -163,6 +163,14 @@ def run_cell(driver, cell, run, plan, res, progress):
     return record["status"]
 
 
+def _can_run(driver, cell):
+    """For the time estimate only: whether the driver expects to run cell."""
+    try:
+        return driver.unavailable(cell.app, cell.variant) is None
+    except Exception:  # run_cell records it as not run
+        return False
+
+
 def _describe(e):
     return f"{type(e).__name__}: {e}"
 
@@ -192,10 +200,12 @@ def main(argv=None):
     guests = drivers.load(plan.guests, accel=accel, osv_image=args.osv_image,
                           price_port=plan.price_port)
     schedule = plan.schedule()
+    runnable = sum(1 for _, cell in schedule if _can_run(guests[cell.guest], cell))
     signal.signal(signal.SIGTERM, _interrupt)
     interrupted = False
     try:
-        with Progress(len(schedule), plan.duration_s, plan.boot_estimate_s) as progress:
+        with Progress(len(schedule), plan.duration_s, plan.boot_estimate_s,
+                      runnable_cells=runnable) as progress:
             for run, cell in schedule:
                 run_cell(guests[cell.guest], cell, run, plan, res, progress)
     except KeyboardInterrupt:

@@ -26,6 +26,18 @@ def test_remaining_time_counts_current_step_and_cells_to_come():
     assert "about 4m20s left" in out.getvalue().splitlines()[-1]
 
 
+def test_cells_that_cannot_run_cost_nothing():
+    clock = Clock()
+    p = Progress(total_cells=4, cell_seconds=100, boot_estimate_s=20, stream=io.StringIO(),
+                 clock=clock, runnable_cells=2)
+    assert p.remaining_s() == 2 * 120
+    p.cell_done()  # a "not run" cell: no step began
+    assert p.remaining_s() == 2 * 120
+    p.step("b: booting", 20, after_s=100)
+    p.cell_done()
+    assert p.remaining_s() == 120
+
+
 def test_durations_read_well():
     assert fmt_duration(59.6) == "1m00s"
     assert fmt_duration(3 * 3600 + 65) == "3h01m05s"
