@@ -4,10 +4,9 @@ One cell of one run (paper 6.1): the driver boots the guest with the application
 provider, started held inside the guest's network before the guest boots, is released (SIGUSR1)
 the moment the "many" load starts and moved to its next price (SIGUSR2) the moment the
 "single" load starts, so that the price change falls exactly on the load change; the driver
-stops the guest whatever happened. A cell that cannot run is
-recorded as "not run" with the driver's reason, a cell that fails as "failed" with the error.
-Ctrl-C or SIGTERM stop the current cell cleanly, keep what was recorded and still write the
-report.
+stops the guest whatever happened. A cell that cannot run is recorded as "not run" with the
+driver's reason, a cell that fails as "failed" with the error. Ctrl-C or SIGTERM stop the
+current cell cleanly, keep what was recorded and still write the report.
 """
 import argparse
 import os
