@@ -7,6 +7,10 @@
  * contract: the stack's pbufs are never pinned for W us or until the device completes), so
  * that copy is the only one on the transmit path. vnet_tx_enqueue adds the frame to the
  * driver's batch; netloop_commit() ends the stack's batch (paper 3.6).
+ * When the transmit ring is full, frames wait in a backlog here (copied: lwIP may rewrite a
+ * segment's headers after linkoutput returns) and go out as soon as completions free
+ * descriptors: lwIP sends an RST only once, and a lost one would leave the peer's connection
+ * open forever.
  * Receive: the driver lends frames only for the callback, so each is copied once into a pbuf
  * from lwIP's pool (copy here because a pbuf over a ring buffer would keep the ring slot
  * until the application reads: a window of unread data would starve the ring).
@@ -15,12 +19,18 @@
 
 #include "lwip/etharp.h"
 #include "lwip/pbuf.h"
+#include "lwip/priv/tcp_priv.h"
 #include "netif/ethernet.h"
 
 #include "arch/cc.h"
 #include "netif_virtio.h"
 
+/* Frames the full ring refused, oldest first (about two rings' worth). */
+#define TX_BACKLOG 512
+
 static uint64_t rx_nobuf, tx_dropped, tx_gathers;
+static struct pbuf *backlog[TX_BACKLOG];
+static unsigned backlog_head, backlog_len;
 
 void netif_virtio_counters(uint64_t *nobuf, uint64_t *dropped, uint64_t *gathers)
 {
@@ -49,24 +59,60 @@ static int tx_gather(struct pbuf *p, struct vnet_iov *iov, uint8_t *bounce)
     return (int)n;
 }
 
-static err_t netif_virtio_linkoutput(struct netif *netif, struct pbuf *p)
+/* One frame to the driver: 0, -VNET_EAGAIN (ring full), or another driver error. */
+static int tx_enqueue(struct netif *netif, struct pbuf *p)
 {
     static uint8_t bounce[VNET_MTU_FRAME];
     struct vnet_iov iov[VNET_TX_IOV_MAX];
-    int n, r;
+    int n = tx_gather(p, iov, bounce);
+    return vnet_tx_enqueue(netif->state, iov, (unsigned)n);
+}
+
+static err_t netif_virtio_linkoutput(struct netif *netif, struct pbuf *p)
+{
+    struct pbuf *copy;
+    int r;
 
     if (p->tot_len > VNET_MTU_FRAME) {
         tx_dropped++;
         return ERR_ARG;
     }
-    n = tx_gather(p, iov, bounce);
-    r = vnet_tx_enqueue(netif->state, iov, (unsigned)n);
-    if (r == 0)
-        return ERR_OK;
-    /* Ring full (-VNET_EAGAIN): the driver already flushed so the ring drains; TCP keeps the
-     * segment queued and retries (ERR_MEM), UDP reports ENOMEM. A broken device: ERR_IF. */
-    tx_dropped++;
-    return r == -VNET_EAGAIN ? ERR_MEM : ERR_IF;
+    if (backlog_len == 0) { /* else keep the order: behind the backlog */
+        r = tx_enqueue(netif, p);
+        if (r == 0)
+            return ERR_OK;
+        if (r != -VNET_EAGAIN) { /* a broken device */
+            tx_dropped++;
+            return ERR_IF;
+        }
+    }
+    copy = backlog_len < TX_BACKLOG ? pbuf_clone(PBUF_RAW, PBUF_RAM, p) : NULL;
+    if (copy == NULL) {
+        tx_dropped++;
+        return ERR_MEM; /* TCP keeps the segment and retries (netif_virtio_tx_drain) */
+    }
+    backlog[(backlog_head + backlog_len++) % TX_BACKLOG] = copy;
+    return ERR_OK;
+}
+
+int netif_virtio_tx_drain(struct netif *netif)
+{
+    unsigned sent = 0;
+    while (backlog_len > 0) {
+        struct pbuf *p = backlog[backlog_head];
+        int r = tx_enqueue(netif, p);
+        if (r == -VNET_EAGAIN)
+            break;
+        if (r != 0)
+            tx_dropped++;
+        pbuf_free(p);
+        backlog_head = (backlog_head + 1) % TX_BACKLOG;
+        backlog_len--;
+        sent++;
+    }
+    if (sent > 0)
+        tcp_txnow(); /* segments refused with ERR_MEM meanwhile (TF_NAGLEMEMERR) */
+    return (int)backlog_len;
 }
 
 void netif_virtio_rx(void *arg, const struct vnet_rx_frame *frames, unsigned count)

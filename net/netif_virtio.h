@@ -9,6 +9,9 @@
 err_t netif_virtio_init(struct netif *netif);
 /* vnet_rx_fn: gives received frames to the stack; arg is the netif. */
 void netif_virtio_rx(void *arg, const struct vnet_rx_frame *frames, unsigned count);
+/* Sends what waits in the backlog (frames the full ring refused) as far as the ring allows;
+ * call after the driver reaped completions. Returns the frames still waiting. */
+int netif_virtio_tx_drain(struct netif *netif);
 /* The netif's own drop counters (nom_net_stats). */
 void netif_virtio_counters(uint64_t *rx_nobuf, uint64_t *tx_dropped, uint64_t *tx_gathers);
 

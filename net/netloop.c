@@ -11,6 +11,9 @@
 
 /* Without an interrupt (VNET_ARM_NO_IRQ) an idle core wakes this often to poll. */
 #define NETLOOP_NOIRQ_POLL_US 1000u
+/* Frames wait in the netif's backlog (ring full): poll again this soon, since transmit
+ * completions raise no interrupt. */
+#define NETLOOP_BACKLOG_RETRY_US 20u
 
 static struct vnet *loop_dev;
 static struct netif *loop_netif;
@@ -61,14 +64,15 @@ static void netloop_rearm(uint64_t extra_deadline)
 
 int netloop_run(void)
 {
-    int n;
+    int n, waiting;
     if (loop_dev == NULL)
         return 0;
     nom_preempt_disable();
     n = vnet_poll(loop_dev, netif_virtio_rx, loop_netif);
     sys_check_timeouts();
+    waiting = netif_virtio_tx_drain(loop_netif);
     vnet_tx_commit(loop_dev);
-    netloop_rearm(0);
+    netloop_rearm(waiting ? nom_tsc() + nom_us_to_tsc(NETLOOP_BACKLOG_RETRY_US) : 0);
     nom_preempt_enable();
     return n > 0 ? n : 0;
 }
@@ -78,7 +82,10 @@ void netloop_commit(void)
     if (loop_dev == NULL)
         return;
     vnet_tx_commit(loop_dev);
-    netloop_rearm(0);
+    if (netif_virtio_tx_drain(loop_netif))
+        netloop_rearm(nom_tsc() + nom_us_to_tsc(NETLOOP_BACKLOG_RETRY_US));
+    else
+        netloop_rearm(0);
 }
 
 void netloop_rx_flush(void)

@@ -19,6 +19,7 @@ struct vnet {
     uint32_t w_us;
     struct held *tx, *rx;
     unsigned ntx, nrx;
+    unsigned inflight;            /* flushed, not yet completed: completes at the next poll */
     uint64_t tx_since, rx_since;  /* TSC when the oldest held frame started waiting */
     unsigned lose_every, tx_seen;
     int peer_gone;
@@ -54,6 +55,7 @@ static int tx_flush(struct vnet *d)
             d->peer_gone = 1;
     }
     d->ntx = 0;
+    d->inflight += n;
     if (n > 0) {
         d->st.tx_batches++;
         d->st.tx_kicks++;
@@ -71,7 +73,7 @@ int vnet_tx_enqueue(struct vnet *d, const struct vnet_iov *iov, unsigned iovcnt)
         len += iov[i].len;
     if (len == 0 || len > VNET_MTU_FRAME)
         return -VNET_EINVAL;
-    if (d->ntx == d->ring) {
+    if (d->ntx + d->inflight >= d->ring) {
         d->st.tx_ring_full++;
         tx_flush(d);
         return -VNET_EAGAIN;
@@ -137,6 +139,7 @@ int vnet_poll(struct vnet *d, vnet_rx_fn cb, void *arg)
 {
     int passed = 0, got = 0;
     d->st.polls++;
+    d->inflight = 0; /* reap every transmit completion */
     if (d->ntx > 0 && nom_tsc() - d->tx_since >= w_ticks(d))
         tx_flush(d);
     while (d->nrx < d->ring && rx_take(d)) {

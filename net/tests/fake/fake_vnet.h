@@ -12,7 +12,9 @@
 
 #include "virtio_net.h"
 
-/* Opens a fake device on host descriptor wire with this MAC and ring size (0: 256). */
+/* Opens a fake device on host descriptor wire with this MAC and ring size (0: 256). Like the
+ * real ring, it holds at most `ring` frames between enqueue and completion; completions are
+ * reaped by vnet_poll (so a small ring makes vnet_tx_enqueue say -VNET_EAGAIN). */
 struct vnet *fake_vnet_open(int wire, const uint8_t mac[6], unsigned ring);
 /* Drops every n-th transmitted frame from now on (0: none). */
 void fake_vnet_lose_every(struct vnet *dev, unsigned n);
