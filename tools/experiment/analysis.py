@@ -29,10 +29,12 @@ def phase_figures(fig):
         "insns_per_req": c.get("insns_per_req"),
         "exits_per_req": c.get("kvm_exits_per_req", c.get("exit_equiv_per_req")),
         "irqs_per_req": c.get("kvm_injections_per_req", c.get("irqs_per_req")),
+        "all_irqs_per_req": c.get("all_irqs_per_req"),
         "cpu_util": c.get("vcpu_util"),
         "cpu_pct": c["vcpu_util"] * 100 if c.get("vcpu_util") is not None else None,
     }
-    for per_req, per_s in (("exits_per_req", "exits_s"), ("irqs_per_req", "irqs_s")):
+    for per_req, per_s in (("exits_per_req", "exits_s"), ("irqs_per_req", "irqs_s"),
+                           ("all_irqs_per_req", "all_irqs_s")):
         out[per_s] = out[per_req] * ops_s if out[per_req] is not None and ops_s else None
     return out
 

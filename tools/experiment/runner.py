@@ -33,8 +33,8 @@ TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(
-        prog="run.py", description="nom vs Linux vs OSv, paper section 6 (tools/experiment/README.md)")
+    ap = argparse.ArgumentParser(prog="run.py", description="nom vs Linux vs OSv, paper "
+                                 "section 6 (tools/experiment/README.md)")
     ap.add_argument("--apps", default=",".join(APPS), help="comma-separated: " + ", ".join(APPS))
     ap.add_argument("--guests", default=",".join(GUESTS),
                     help="comma-separated: " + ", ".join(GUESTS))
