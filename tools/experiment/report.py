@@ -1,9 +1,9 @@
 """The report of a results folder: report.md and PNG plots regenerating paper figures 2-16 and
 tables 1-2, the nom/Linux/OSv summary and the KVM projection, from the records alone.
 
-`python3 tools/experiment/run.py --report-only RESULTS_DIR` regenerates it. Every number comes from a
-record; a guest, application or variant without records shows "not run" with the reasons the
-runner recorded, never a number.
+`python3 tools/experiment/run.py --report-only RESULTS_DIR` regenerates it. Every number comes
+from a record; a guest, application or variant without records shows "not run" with the
+reasons the runner recorded, never a number.
 """
 import os
 
