@@ -41,7 +41,7 @@ int pthread_cond_destroy(pthread_cond_t *c) { return c->waiters.head ? EBUSY : 0
 
 static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, uint64_t deadline_tsc)
 {
-    if (m->owner != nom_cpu_self()->current)
+    if (m->owner != sched_lock_owner())
         return EPERM;
     nom_preempt_disable();
     unsigned depth = m->count;
@@ -91,7 +91,7 @@ static int rw_rdlock(pthread_rwlock_t *rw, int try)
 {
     int ret = 0;
     nom_preempt_disable();
-    if (rw->writer == nom_cpu_self()->current)
+    if (rw->writer == sched_lock_owner())
         ret = EDEADLK;
     while (ret == 0 && (rw->writer || rw->writers_waiting)) {
         if (try)
@@ -107,7 +107,7 @@ static int rw_rdlock(pthread_rwlock_t *rw, int try)
 
 static int rw_wrlock(pthread_rwlock_t *rw, int try)
 {
-    struct nom_thread *me = nom_cpu_self()->current;
+    struct nom_thread *me = sched_lock_owner();
     int ret = 0;
     nom_preempt_disable();
     if (rw->writer == me)
@@ -134,7 +134,7 @@ int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 {
     int ret = 0;
     nom_preempt_disable();
-    if (rw->writer == nom_cpu_self()->current)
+    if (rw->writer == sched_lock_owner())
         rw->writer = NULL;
     else if (rw->readers)
         rw->readers--;

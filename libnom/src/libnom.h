@@ -67,6 +67,8 @@ struct nom_cpu {
     uint64_t slice_start;           /* TSC when current started running */
     struct nom_runq runq;
     struct nom_upcall_ctl ctl;
+    int in_callback;                /* running idle hooks / IRQ, notify, timer callbacks */
+    struct nom_thread callbacks;    /* who owns locks taken by those callbacks */
 };
 
 /* start.c */
@@ -82,6 +84,9 @@ __attribute__((noreturn)) void nom_panic(const char *what);
 
 /* sched.c */
 struct nom_cpu *nom_cpu_self(void);
+/* Who takes a lock now: the running thread, or the core's callback identity while callbacks
+ * run on a thread's stack (so a callback never "re-enters" a lock that thread holds). */
+struct nom_thread *sched_lock_owner(void);
 void sched_init(struct nom_thread *main_thread);
 /* Makes t runnable (scheduler lock = preempt disabled held by caller). */
 void sched_make_runnable(struct nom_thread *t);

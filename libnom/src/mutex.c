@@ -8,7 +8,7 @@
 #include <nom/time.h>
 #include "libnom.h"
 
-static struct nom_thread *self(void) { return nom_cpu_self()->current; }
+static struct nom_thread *self(void) { return sched_lock_owner(); }
 
 int pthread_mutexattr_init(pthread_mutexattr_t *a)
 {

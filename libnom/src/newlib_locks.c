@@ -1,9 +1,13 @@
 /* newlib_locks.c: newlib's retargetable locks (stdio, malloc, atexit, env, time zone) as
  * user-thread mutexes, so a thread waiting for stdout blocks itself, not the core. Defining
- * every symbol of newlib's libc/misc/lock.c here keeps its single-threaded defaults out. */
+ * every symbol of newlib's libc/misc/lock.c here keeps its single-threaded defaults out.
+ * Preemption stays disabled while one is held: a thread is then never stopped inside malloc,
+ * so scheduler-context callbacks (drivers, the network stack) can always malloc without
+ * finding the lock taken. */
 #include <stdlib.h>
 #include <sys/lock.h>
 #include <pthread.h>
+#include <nom/sched.h>
 
 struct __lock {
     pthread_mutex_t m;
@@ -35,12 +39,32 @@ void __retarget_lock_init(_LOCK_T *lock) { lock_new(lock, PTHREAD_MUTEX_NORMAL);
 void __retarget_lock_init_recursive(_LOCK_T *lock) { lock_new(lock, PTHREAD_MUTEX_RECURSIVE); }
 void __retarget_lock_close(_LOCK_T lock) { free(lock); }
 void __retarget_lock_close_recursive(_LOCK_T lock) { free(lock); }
-void __retarget_lock_acquire(_LOCK_T lock) { if (lock) pthread_mutex_lock(&lock->m); }
-void __retarget_lock_acquire_recursive(_LOCK_T lock) { if (lock) pthread_mutex_lock(&lock->m); }
-int __retarget_lock_try_acquire(_LOCK_T lock) { return lock ? pthread_mutex_trylock(&lock->m) : 0; }
-int __retarget_lock_try_acquire_recursive(_LOCK_T lock)
+static void lock_take(_LOCK_T lock)
 {
-    return lock ? pthread_mutex_trylock(&lock->m) : 0;
+    nom_preempt_disable();
+    if (lock)
+        pthread_mutex_lock(&lock->m);
 }
-void __retarget_lock_release(_LOCK_T lock) { if (lock) pthread_mutex_unlock(&lock->m); }
-void __retarget_lock_release_recursive(_LOCK_T lock) { if (lock) pthread_mutex_unlock(&lock->m); }
+
+static int lock_try(_LOCK_T lock)
+{
+    nom_preempt_disable();
+    int r = lock ? pthread_mutex_trylock(&lock->m) : 0;
+    if (r != 0)
+        nom_preempt_enable();
+    return r;
+}
+
+static void lock_give(_LOCK_T lock)
+{
+    if (lock)
+        pthread_mutex_unlock(&lock->m);
+    nom_preempt_enable();
+}
+
+void __retarget_lock_acquire(_LOCK_T lock) { lock_take(lock); }
+void __retarget_lock_acquire_recursive(_LOCK_T lock) { lock_take(lock); }
+int __retarget_lock_try_acquire(_LOCK_T lock) { return lock_try(lock); }
+int __retarget_lock_try_acquire_recursive(_LOCK_T lock) { return lock_try(lock); }
+void __retarget_lock_release(_LOCK_T lock) { lock_give(lock); }
+void __retarget_lock_release_recursive(_LOCK_T lock) { lock_give(lock); }

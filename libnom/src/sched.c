@@ -38,6 +38,12 @@ struct nom_cpu *nom_cpu_self(void)
     return &cpu0;
 }
 
+struct nom_thread *sched_lock_owner(void)
+{
+    struct nom_cpu *c = nom_cpu_self();
+    return c->in_callback ? &c->callbacks : c->current;
+}
+
 void sched_init(struct nom_thread *main_thread)
 {
     cpu0.current = main_thread;
@@ -186,10 +192,12 @@ void sched_make_runnable(struct nom_thread *t)
     runq_push(&nom_cpu_self()->runq, &t->rq);
 }
 
-/* Callbacks run on behalf of nobody: the interrupted thread's errno must survive them. */
+/* Callbacks run on behalf of nobody: the interrupted thread's errno must survive them, and
+ * the locks they take are the core's callback identity's, not the interrupted thread's. */
 void sched_run_pending(struct nom_cpu *c)
 {
     int saved_errno = errno;
+    c->in_callback++;
     while (c->work_pending) {
         c->work_pending = 0;
         if (c->timer_fired) {
@@ -205,6 +213,7 @@ void sched_run_pending(struct nom_cpu *c)
             notify_fn(bits, notify_arg);
     }
     run_expired_timers();
+    c->in_callback--;
     errno = saved_errno;
 }
 
@@ -234,24 +243,39 @@ static void block_core(struct nom_cpu *c)
 
 /* Nothing is runnable: poll the hooks for a while, then arm them, then block. Returns when
  * something may have become runnable. */
+static int hooks_poll(struct nom_cpu *c)
+{
+    int did = 0;
+    c->in_callback++;
+    for (struct nom_idle_hook *h = hooks; h; h = h->next)
+        if (h->poll && h->poll(h->arg) > 0)
+            did = 1;
+    c->in_callback--;
+    return did;
+}
+
+static int hooks_arm(struct nom_cpu *c)
+{
+    int pending = 0;
+    c->in_callback++;
+    for (struct nom_idle_hook *h = hooks; h && !pending; h = h->next)
+        pending = h->arm && h->arm(h->arg);
+    c->in_callback--;
+    return pending;
+}
+
 static void sched_idle(struct nom_cpu *c)
 {
     uint64_t start = nom_tsc(), poll_for = nom_us_to_tsc(idle_poll_us);
     while (hooks) {
-        int did = 0;
-        for (struct nom_idle_hook *h = hooks; h; h = h->next)
-            if (h->poll && h->poll(h->arg) > 0)
-                did = 1;
-        if (did || c->work_pending || timer_due() || !runq_empty(&c->runq))
+        if (hooks_poll(c) || c->work_pending || timer_due() || !runq_empty(&c->runq))
             return;
         if (nom_tsc() - start >= poll_for)
             break;
         __builtin_ia32_pause();
     }
-    for (struct nom_idle_hook *h = hooks; h; h = h->next)
-        if (h->arm && h->arm(h->arg))
-            return;
-    block_core(c);
+    if (!hooks_arm(c))
+        block_core(c);
 }
 
 void sched_schedule(void)
@@ -357,6 +381,8 @@ int nom_waitq_wait(struct nom_waitq *wq, uint64_t deadline_tsc)
 {
     struct nom_cpu *c = nom_cpu_self();
     struct nom_thread *cur = c->current;
+    if (c->in_callback)
+        nom_panic("a callback in scheduler context tried to block (nom/sched.h)");
     nom_preempt_disable();
     if (deadline_tsc && deadline_tsc <= nom_tsc()) {
         nom_preempt_enable();

@@ -9,6 +9,15 @@
 uint32_t nom_app_id;
 char **environ;
 
+/* newlib's libc.a carries single-threaded defaults for its locks (misc/lock.o: every call
+ * returns at once). libnom's (newlib_locks.c) must be the ones linked: naming one of their
+ * symbols here makes the linker take that object while it scans libnom.a, before libc.a is
+ * searched for the locks malloc and stdio ask for. */
+struct __lock;
+extern struct __lock __lock___malloc_recursive_mutex;
+__attribute__((used)) static struct __lock *const newlib_locks_linked =
+    &__lock___malloc_recursive_mutex;
+
 int main(int argc, char **argv, char **envp);
 void __libc_init_array(void);
 void __libc_fini_array(void);

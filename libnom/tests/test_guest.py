@@ -15,7 +15,7 @@ CONFORMANCE = ["stdio_floats", "malloc_million", "threads_pingpong_200", "cond_t
                "nanosleep", "monotonic_threads", "preemption", "stack_growth", "bad_pointer",
                "stack_overflow",
                "pipe_poll", "thread_locals", "bulletin_board", "idle_hooks_and_notify",
-               "fpu_preempted", "idle_blocks_the_core"]
+               "fpu_preempted", "idle_blocks_the_core", "callbacks_may_malloc"]
 
 
 @pytest.fixture(scope="module")
@@ -96,3 +96,13 @@ def test_application_elf_is_static_at_0x400000_without_glibc():
     assert loads and min(int(a, 16) for a in loads) == 0x400000, headers
     with open(elf, "rb") as f:
         assert b"GLIBC_" not in f.read()
+
+
+@pytest.mark.parametrize("app", ["hello", "conform"])
+def test_newlib_locks_are_libnoms_not_newlibs_empty_defaults(app):
+    """newlib's libc.a has do-nothing lock functions (misc/lock.o); a program must link
+    libnom's, or malloc and stdio run unlocked between user threads."""
+    syms = subprocess.run(["nm", "-S", os.path.join(GUEST, f"{app}.elf")], capture_output=True,
+                          text=True, check=True).stdout
+    m = re.search(r"^[0-9a-f]+ ([0-9a-f]+) T __retarget_lock_acquire_recursive$", syms, re.M)
+    assert m and int(m.group(1), 16) > 1, "newlib's empty lock functions were linked"

@@ -519,6 +519,37 @@ static int test_idle_blocks_the_core(void)
     return 1;
 }
 
+/* May scheduler-context callbacks use malloc while threads hammer it (the malloc lock keeps
+ * preemption off, so a callback never finds it taken)? */
+static struct { struct nom_timer t; volatile int runs, bad; } cbm; /* changed by the callback */
+
+static void malloc_in_callback(void *arg)
+{
+    (void)arg;
+    unsigned char *volatile p = malloc(100); /* volatile: the compiler may not elide it */
+    if (!p)
+        cbm.bad++;
+    else {
+        memset(p, 0x5a, 100);
+        cbm.bad += p[99] != 0x5a;
+        free(p);
+    }
+    if (++cbm.runs < 300)
+        nom_timer_add(&cbm.t, nom_tsc() + nom_us_to_tsc(200), malloc_in_callback, NULL);
+}
+
+static int test_callbacks_may_malloc(void)
+{
+    uint64_t give_up = nom_tsc() + nom_us_to_tsc(60000000);
+    nom_timer_add(&cbm.t, nom_tsc() + nom_us_to_tsc(200), malloc_in_callback, NULL);
+    for (long i = 0; cbm.runs < 300 && nom_tsc() < give_up; i++) {
+        void *volatile p = malloc(1 + i % 300);
+        free(p);
+    }
+    CHECK(cbm.runs == 300 && cbm.bad == 0, "callback runs %d bad %d", cbm.runs, cbm.bad);
+    return 1;
+}
+
 /* On request only: does a fault in the main thread end the application with 139? */
 static int *volatile crash_target = (int *)8;
 
@@ -549,6 +580,7 @@ static const struct {
     { "idle_hooks_and_notify", test_idle_hooks_and_notify, 0 },
     { "fpu_preempted", test_fpu_preempted, 0 },
     { "idle_blocks_the_core", test_idle_blocks_the_core, 0 },
+    { "callbacks_may_malloc", test_callbacks_may_malloc, 0 },
     { "crash_main", test_crash_main, 1 },
 };
 
