@@ -6,9 +6,14 @@
  * Contexts. "Thread context" is ordinary code of a user thread; it may block. "Scheduler
  * context" is where libnom runs idle hooks, timer callbacks and IRQ handlers: on some thread's
  * stack with preemption disabled; code there MUST NOT block (no nom_waitq_wait, no mutex that
- * may be contended, no sleeping) and should be short. No libnom callback runs in the raw upcall
- * context: upcalls only record what happened, and the scheduler runs the callbacks at the next
- * scheduling point (when the interrupted thread is preemptible, that is immediately).
+ * may be contended, no sleeping: libnom panics with "a callback in scheduler context tried to
+ * block") and should be short. Callbacks may malloc and free (newlib's locks are never held
+ * across a scheduling point) but should not use stdio (a thread may hold stdout while it
+ * waits). Locks a callback takes belong to the core's callback identity, not to the thread
+ * whose stack it borrows, and errno is preserved for that thread. No libnom callback runs in
+ * the raw upcall context: upcalls only record what happened, and the scheduler runs the
+ * callbacks at the next scheduling point (when the interrupted thread is preemptible, that is
+ * immediately).
  *
  * Atomicity. On one core, code between nom_preempt_disable() and nom_preempt_enable() runs
  * without any other thread or callback interleaving; this is the lock of the run queue, the
