@@ -3,7 +3,8 @@ latency), the stock tools (memaslap, wrk, NPtcp) and parsers of their outputs.
 
 API (all run inside a netlab.NetLab):
     loadgen.build()                                   # make -C tools/loadgen
-    loadgen.run_phase(app, phase, seconds, lab, workdir, host=None) -> figures dict
+    loadgen.run_phase(app, phase, seconds, lab, workdir, host=None, preload=True) -> figures
+    loadgen.preload_memcached(lab, workdir)           # once, before the counters' snapshots
     loadgen.nomload / memaslap / wrk / nptcp_stream / nptcp_pingpong(lab, ...)
     loadgen.parse_wrk / parse_memaslap / parse_nptcp_stdout / parse_nptcp_out / parse_nomload
     loadgen.apps: ports, the page, NPtcp receiver options every guest must use.
@@ -11,11 +12,11 @@ API (all run inside a netlab.NetLab):
 from . import apps
 from .parsers import (ParseError, parse_memaslap, parse_nomload, parse_nptcp_out,
                       parse_nptcp_stdout, parse_wrk)
-from .phase import APPS, WEB_APPS, run_phase
+from .phase import APPS, WEB_APPS, preload_memcached, run_phase
 from .runners import (LoadError, MANY_CONNS, NOMLOAD, NPTCP, build, memaslap, memaslap_config,
                       nomload, nptcp_pingpong, nptcp_stream, wrk)
 
 __all__ = ["apps", "ParseError", "parse_memaslap", "parse_nomload", "parse_nptcp_out",
-           "parse_nptcp_stdout", "parse_wrk", "APPS", "WEB_APPS", "run_phase", "LoadError",
+           "parse_nptcp_stdout", "parse_wrk", "APPS", "WEB_APPS", "preload_memcached", "run_phase", "LoadError",
            "MANY_CONNS", "NOMLOAD", "NPTCP", "build", "memaslap", "memaslap_config", "nomload",
            "nptcp_pingpong", "nptcp_stream", "wrk"]

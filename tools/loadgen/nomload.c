@@ -12,7 +12,10 @@
  * ping-pong protocol, single only: NPtcp's receiver serves one connection).
  * Usage: nomload --proto P --host IPV4 --port N [--conns N] [--duration S] [--warmup S]
  *        [--keys N --value-size N --get-permille N] [--path P] [--size N --repeats N --trials N]
- *        [--interval-ms N] [--samples FILE] [--seed N]
+ *        [--interval-ms N] [--samples FILE] [--seed N] [--no-preload]
+ * memcached: every key is stored ("preload_sets" in the JSON) before the clock starts, so GETs
+ * hit; --no-preload skips that when an earlier run stored them (a VM counter snapshot taken
+ * around the run would count the preload's requests too).
  * --interval-ms prints "interval T_S REQUESTS MEAN_US STDDEV_US" lines before the JSON (a
  * time series: requests counted so far, latency of the interval's requests).
  */
@@ -47,6 +50,7 @@ struct options {
     struct mc_config mc;
     struct np_config np;
     uint64_t seed;
+    int preload;  /* memcached: store every key before the clock starts (default 1) */
 };
 
 struct conn {
@@ -352,7 +356,7 @@ static void usage(void)
     fprintf(stderr, "usage: nomload --proto memcached|http|netpipe --host IPV4 --port N "
                     "[--conns N] [--duration S] [--warmup S] [--keys N] [--value-size N] "
                     "[--get-permille N] [--path P] [--size N] [--repeats N] [--trials N] "
-                    "[--interval-ms N] [--samples FILE] [--seed N]\n");
+                    "[--interval-ms N] [--samples FILE] [--seed N] [--no-preload]\n");
     exit(2);
 }
 
@@ -363,10 +367,12 @@ static void parse_options(int argc, char **argv, struct options *o)
         {"duration", 1, 0, 'd'}, {"warmup", 1, 0, 'w'}, {"keys", 1, 0, 'k'},
         {"value-size", 1, 0, 'v'}, {"get-permille", 1, 0, 'g'}, {"path", 1, 0, 'u'},
         {"size", 1, 0, 's'}, {"repeats", 1, 0, 'r'}, {"trials", 1, 0, 't'},
-        {"interval-ms", 1, 0, 'i'}, {"samples", 1, 0, 'S'}, {"seed", 1, 0, 'z'}, {0, 0, 0, 0}};
+        {"interval-ms", 1, 0, 'i'}, {"samples", 1, 0, 'S'}, {"seed", 1, 0, 'z'},
+        {"no-preload", 0, 0, 'n'}, {0, 0, 0, 0}};
     *o = (struct options){.host = "127.0.0.1", .path = "/", .conns = 1, .duration_s = 10,
                           .mc = {.keys = 1000, .value_size = 32, .get_permille = 900},
-                          .np = {.size = 1024, .repeats = 100, .trials = 3}, .seed = 1};
+                          .np = {.size = 1024, .repeats = 100, .trials = 3}, .seed = 1,
+                          .preload = 1};
     int ch;
     while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (ch) {
@@ -386,6 +392,7 @@ static void parse_options(int argc, char **argv, struct options *o)
         case 'i': o->interval_ms = (unsigned)atoi(optarg); break;
         case 'S': o->samples_path = optarg; break;
         case 'z': o->seed = strtoull(optarg, NULL, 10); break;
+        case 'n': o->preload = 0; break;
         default: usage();
         }
     }
@@ -425,7 +432,8 @@ static void print_result(struct run *r)
             o->proto_name, o->conns > 1 ? "many" : "single", o->conns, measured_s,
             r->requests, r->errors, r->reconnects, r->requests / measured_s);
     if (o->proto == P_MEMCACHED)
-        fprintf(r->out, "\"gets\": %lu, \"get_hits\": %lu, ", r->gets, r->hits);
+        fprintf(r->out, "\"gets\": %lu, \"get_hits\": %lu, \"preload_sets\": %u, ", r->gets,
+                r->hits, o->preload ? o->mc.keys : 0);
     if (o->proto == P_NETPIPE) {
         /* Time inside the timed echoes: the wall time less NetPIPE's own protocol (its
          * latency estimate, syncs, QUIT) and the receiver's restart between sessions. */
@@ -443,7 +451,7 @@ int main(int argc, char **argv)
 {
     struct options o;
     parse_options(argc, argv, &o);
-    if (o.proto == P_MEMCACHED)
+    if (o.proto == P_MEMCACHED && o.preload)
         preload_memcached(&o);
     struct run r = {.o = &o, .out = stdout};
     r.start_ns = now_ns();

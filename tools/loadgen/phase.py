@@ -28,11 +28,20 @@ def _samples(intervals):
     return out
 
 
-def run_phase(app, phase, seconds, lab, workdir, host=None):
+def preload_memcached(lab, workdir, host=None):
+    """Stores every key of nomload's key space in memcached (what each memcached run does
+    first unless preload=False): call it before the counters' first snapshot so that the
+    phases' per-request figures count only the phases' requests."""
+    nomload(lab, "memcached", host or lab.guest_ip, apps.MEMCACHED_PORT, 1, 0, workdir,
+            interval_ms=0, name="nomload-memcached-preload.txt")
+
+
+def run_phase(app, phase, seconds, lab, workdir, host=None, preload=True):
     """Runs app's load for phase ("many" or "single") for seconds inside lab against host
     (default: lab.guest_ip). Returns {"ops", "seconds", "latency_us": {"mean", "p50", "p99",
-    "stddev"} or None, "latency_tool", "samples"?, "raw": {name: path}}. Raises ValueError
-    for an unknown app or phase, runners.LoadError when the tool fails."""
+    "stddev"} or None, "latency_tool", "samples"?, "raw": {name: path}}. memcached stores its
+    keys first unless preload is False (see preload_memcached). Raises ValueError for an
+    unknown app or phase, runners.LoadError when the tool fails."""
     if app not in APPS or phase not in ("many", "single"):
         raise ValueError(f"unknown app/phase {app}/{phase}")
     host = host or lab.guest_ip
@@ -51,6 +60,8 @@ def run_phase(app, phase, seconds, lab, workdir, host=None):
     else:
         proto, port = "http", apps.HTTP_PORT
     extra = ["--path", apps.INDEX_PATH] if proto == "http" else []
+    if proto == "memcached" and not preload:
+        extra.append("--no-preload")
     r = nomload(lab, proto, host, port, conns, seconds, workdir, extra=extra,
                 name=f"nomload-{app}-{phase}.txt")
     return {"ops": r["requests"], "seconds": r["duration_s"],

@@ -44,9 +44,12 @@ def test_memcached_many_connections_get_hits_after_preload(server):
                 "--interval-ms", "200")
     assert r["requests"] > 0 and r["errors"] == 0 and r["reconnects"] == 0
     assert r["get_hits"] == r["gets"] and 0.8 < r["gets"] / r["requests"] < 0.98
-    assert r["mode"] == "many" and len(r["intervals"]) >= 4
+    assert r["mode"] == "many" and len(r["intervals"]) >= 4 and r["preload_sets"] == 1000
     lat = r["latency_us"]
     assert 0 < lat["min"] <= lat["p50"] <= lat["p99"] <= lat["max"]
+    again = nomload("--proto", "memcached", "--port", str(port), "--duration", "0.5",
+                    "--no-preload")
+    assert again["preload_sets"] == 0 and again["get_hits"] == again["gets"] > 0
 
 
 def test_netpipe_sessions_against_nptcp_receiver(server, tmp_path):
