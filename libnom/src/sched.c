@@ -313,6 +313,8 @@ void nom_preempt_enable(void)
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (--c->preempt_count == 0 && c->work_pending)
         nom_sched_preempt_point();
+    else if (c->preempt_count < 0)
+        nom_panic("nom_preempt_enable without nom_preempt_disable");
 }
 
 /* A scheduling point in a running thread: run recorded work, and give the core away if the
