@@ -4,12 +4,18 @@
 each target in NHTTPD_TARGETS (comma-separated, default "linux,linux-poll"):
   linux       build/apps/nhttpd/nhttpd-linux (epoll) on 127.0.0.1
   linux-poll  build/apps/nhttpd/nhttpd-linux-poll, the poll(2) poller the nom build uses
-  nom         build/apps/nhttpd/nhttpd.elf in a nom VM (tools/nomvm, TCG unless real KVM),
-              QEMU user networking forwarding a free 127.0.0.1 port to the guest's port 80
+  nom         build/apps/nhttpd/nhttpd.elf in a nom VM (tools/nomvm, TCG unless real KVM) on a
+              tap device in a network namespace of its own (tools/netlab); while it runs, the
+              test process itself works inside that namespace, so its sockets, threads and
+              subprocesses (curl, wrk) reach the guest directly. Not QEMU user networking: its
+              port forwarding admits one pending connection at a time (slirp listens with a
+              backlog of 1), which stalls the concurrent tests for seconds.
 The test functions only talk HTTP to base_url, so they run unchanged on every target.
 `linux_server(*options)` starts a private Linux server with its own limits, for the tests that
 need them (the nom image's command line is fixed when it is built).
 """
+import contextlib
+import ctypes
 import os
 import socket
 import subprocess
@@ -25,6 +31,7 @@ BUILD = TOP / "build"
 OUT = BUILD / "apps" / "nhttpd"
 IDLE_TIMEOUT_S = 2.0
 COMMON_OPTIONS = [f"--idle-timeout={IDLE_TIMEOUT_S}"]
+CLONE_NEWNET = 0x40000000
 
 
 @dataclass
@@ -137,29 +144,50 @@ def stop_linux(proc):
     assert died is None, f"nhttpd exited with {died}: {proc.stderr.read()}"
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def enter_netns(name):
+    """Moves the calling thread, and the threads and processes it starts from now on, into
+    network namespace name (setns(2)); returns the function that moves it back."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    back = os.open("/proc/thread-self/ns/net", os.O_RDONLY)
+    target = os.open(f"/run/netns/{name}", os.O_RDONLY)
+    try:
+        if libc.setns(target, CLONE_NEWNET) != 0:
+            raise OSError(ctypes.get_errno(), f"setns into {name}")
+    finally:
+        os.close(target)
+
+    def leave():
+        try:
+            if libc.setns(back, CLONE_NEWNET) != 0:
+                raise OSError(ctypes.get_errno(), "setns back")
+        finally:
+            os.close(back)
+    return leave
 
 
-def start_nom(options):
-    """Boots nom with nhttpd.elf and waits until it listens; returns (vm, port)."""
+@contextlib.contextmanager
+def nom_server(options):
+    """Boots nom with nhttpd.elf on a tap in a fresh namespace and yields its Server while
+    this process works inside that namespace."""
     kernel, elf = BUILD / "kernel" / "nom.elf", OUT / "nhttpd.elf"
     if not (kernel.exists() and elf.exists()):
         pytest.skip("the nom target needs build/kernel/nom.elf and build/apps/nhttpd/nhttpd.elf")
+    from netlab import NetLab
     from nomvm import VM, Nic, make_iso
-    port = free_port()
-    iso = make_iso(str(kernel), [(str(elf), " ".join(["nhttpd", *options]))],
-                   str(OUT / "tests" / "nhttpd-test.iso"))
-    vm = VM(iso=iso, nics=[Nic(mac="52:54:00:12:34:01", hostfwd=[(port, 80)])],
-            name="nhttpd-test").start()
-    try:
+    with NetLab() as lab:
+        cmdline = ["nhttpd", *options, f"--ip={lab.guest_ip}/{lab.prefix_len}"]
+        iso = make_iso(str(kernel), [(str(elf), " ".join(cmdline))],
+                       str(OUT / "tests" / "nhttpd-test.iso"))
+        vm = VM(iso=iso, nics=[Nic(mac="52:54:00:12:34:01", backend="tap", tap=lab.tap)],
+                name="nhttpd-test")
+        lab.start_vm(vm)
         vm.wait_for(r"nhttpd: listening on", timeout=300)
-    except TimeoutError:
-        vm.stop()
-        raise
-    return vm, port
+        leave = enter_netns(lab.ns)
+        try:
+            yield Server(lab.guest_ip, 80, OUT / "www", target="nom", proc=vm)
+        finally:
+            leave()
+            vm.stop()
 
 
 def targets():
@@ -171,9 +199,8 @@ def targets():
 def nhttpd(request, built):
     target = request.param
     if target == "nom":
-        vm, port = start_nom(COMMON_OPTIONS)
-        yield Server("127.0.0.1", port, OUT / "www", target=target, proc=vm)
-        vm.stop()
+        with nom_server(COMMON_OPTIONS) as server:
+            yield server
         return
     binary = {"linux": "nhttpd-linux", "linux-poll": "nhttpd-linux-poll"}[target]
     proc, port = start_linux(built / binary, COMMON_OPTIONS)
@@ -194,3 +221,13 @@ def linux_server(built):
     yield start
     for p in procs:
         stop_linux(p)
+
+
+@pytest.fixture
+def nom_server_with():
+    """Boots a private nom server with extra options (one at a time: each switches this
+    process into its namespace); skipped unless NHTTPD_TARGETS names nom."""
+    if "nom" not in targets():
+        pytest.skip("nom is not among NHTTPD_TARGETS")
+    with contextlib.ExitStack() as stack:
+        yield lambda *options: stack.enter_context(nom_server([*COMMON_OPTIONS, *options]))

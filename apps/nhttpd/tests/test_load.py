@@ -3,6 +3,8 @@ import json
 import re
 import subprocess
 
+import pytest
+
 
 def run_wrk(url, threads=2, connections=32, seconds=5):
     r = subprocess.run(["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", url],
@@ -22,3 +24,15 @@ def test_wrk_has_no_errors(nhttpd):
     assert "Non-2xx" not in out, out
     after = json.loads(nhttpd.get("/nom/stats").body)["requests"]
     assert after - before >= done
+
+
+@pytest.mark.parametrize("delay_us", [0, 20])
+def test_wrk_at_fixed_batching_delay(nom_server_with, delay_us):
+    """On nom, at a fixed batching delay W (paper 3.6), does wrk still see no errors, and does
+    /nom/stats report that W as fixed, with the driver's counters moving?"""
+    server = nom_server_with(f"--batching-delay={delay_us}")
+    out = run_wrk(server.base_url + "/index.html")
+    assert "Socket errors" not in out and "Non-2xx" not in out, out
+    stats = json.loads(server.get("/nom/stats").body)
+    assert stats["batching_delay_us"] == delay_us and stats["batching_delay_fixed"]
+    assert stats["driver"]["tx_packets"] > 0 and stats["driver"]["rx_packets"] > 0
