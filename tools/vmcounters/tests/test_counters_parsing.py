@@ -112,3 +112,15 @@ def test_kvm_stats_are_summed_over_vcpus(tmp_path):
         assert vmcounters.read_kvm_stats(qmp) == {"exits": 150, "irq_injections": 7}
     finally:
         qmp.close()
+
+
+def test_under_kvm_exits_come_from_kvm_not_the_trace():
+    a = {"mono_ns": 0, "insns": None, "threads": None, "accel": "kvm",
+         "trace": {"virtio_queue_notify": 0, "virtio_notify": 5}, "kvm": {"exits": 100}}
+    b = {"mono_ns": 10**9, "insns": None, "threads": None, "accel": "kvm",
+         "trace": {"virtio_queue_notify": 0, "virtio_notify": 15},
+         "kvm": {"exits": 400, "irq_injections": 20}}
+    f = vmcounters.per_request(a, b, 10)
+    assert f["notifies_per_req"] is None and f["exit_equiv_per_req"] is None
+    assert f["irqs_per_req"] == 1 and f["kvm_exits_per_req"] == 30
+    assert f["kvm_injections_per_req"] == 2 and f["insns_per_req"] is None
