@@ -2,7 +2,9 @@
  * <netdb.h> for nom: name and service translation with Linux's layouts and constants. nom has
  * no resolver: getaddrinfo handles numeric hosts and services (and a NULL host with
  * AI_PASSIVE, and "localhost"); anything else fails with EAI_NONAME. Implemented by net/
- * (net/addrinfo.c) with the rest of the socket API.
+ * (net/addrinfo.c) with the rest of the socket API. The older calls NetPIPE uses,
+ * gethostbyname (numeric IPv4 and "localhost" only) and getprotobyname/-bynumber (ip, icmp,
+ * tcp, udp), are libnom's (src/netdb.c).
  */
 #ifndef NOM_NETDB_H
 #define NOM_NETDB_H
@@ -36,6 +38,12 @@ struct servent {
     char **s_aliases;
     int s_port;
     char *s_proto;
+};
+
+struct protoent {
+    char *p_name;
+    char **p_aliases;
+    int p_proto;
 };
 
 #define AI_PASSIVE 0x0001
@@ -77,6 +85,13 @@ int getaddrinfo(const char *node, const char *service, const struct addrinfo *hi
 void freeaddrinfo(struct addrinfo *res);
 /* Text for an EAI_* code. */
 const char *gai_strerror(int code);
+/* A dotted quad or "localhost" as a static hostent; NULL with h_errno HOST_NOT_FOUND for
+ * anything else (no resolver on nom). Not thread-safe (POSIX allows it). */
+struct hostent *gethostbyname(const char *name);
+/* The protocol table's ip, icmp, tcp and udp entries; NULL if not one of them. */
+struct protoent *getprotobyname(const char *name);
+struct protoent *getprotobynumber(int proto);
+extern int h_errno;
 __END_DECLS
 
 #endif /* NOM_NETDB_H */
