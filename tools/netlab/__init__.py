@@ -12,6 +12,8 @@ The kill matters: a QEMU still holding the tap survives `ip netns del`.
         lab.run(["wrk", ..., f"http://{lab.guest_ip}/"])  # so does the load
 
 Every address lives inside the namespace; nothing on the host's own interfaces changes.
+A tool killed with SIGKILL cannot clean up: the next NetLab's set-up removes such stale
+namespaces (named after a PID that no longer runs) and what still runs in them.
 """
 import atexit
 import itertools
@@ -45,6 +47,30 @@ def namespaces():
     return [line.split()[0] for line in _ip("netns", "list").splitlines() if line.strip()]
 
 
+def _owner_alive(ns):
+    """Whether the process that named namespace nomlab-PID-N still runs (True if not ours)."""
+    parts = ns.split("-")
+    if len(parts) != 3 or parts[0] != "nomlab" or not parts[1].isdigit():
+        return True
+    return os.path.exists(f"/proc/{parts[1]}")
+
+
+def remove_stale():
+    """Removes the namespaces of NetLabs whose tool was killed outright (SIGKILL leaves no
+    chance to clean up): kills what still runs inside each (an orphaned QEMU survives
+    `ip netns del`), then deletes it. Returns their names. Namespaces of live tools, and
+    any not named by NetLab, are left alone."""
+    removed = []
+    for ns in namespaces():
+        if _owner_alive(ns):
+            continue
+        lab = NetLab(name=ns)
+        lab.created = True
+        lab.teardown()
+        removed.append(ns)
+    return removed
+
+
 class NetLab:
     """One namespace + tap; a context manager. Attributes: ns, tap, host_ip, guest_ip."""
 
@@ -59,6 +85,7 @@ class NetLab:
     def setup(self):
         """Creates the namespace, its loopback and the tap with host_ip; on failure removes
         whatever was made and raises NetLabError."""
+        remove_stale()
         try:
             _ip("netns", "add", self.ns)
             self.created = True

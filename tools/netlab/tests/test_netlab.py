@@ -92,3 +92,22 @@ def test_signal_to_the_tool_removes_everything(tmp_path, sig):
         time.sleep(0.1)
     assert not alive(int(pid))
     assert ns not in netlab.namespaces()
+
+
+def test_namespace_of_a_killed_tool_is_removed_with_its_processes():
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # its PID names the namespace of a "tool" that no longer runs
+    ns = f"nomlab-{dead.pid}-0"
+    subprocess.run(["ip", "netns", "add", ns], check=True)
+    orphan = subprocess.Popen(["ip", "netns", "exec", ns, "sleep", "300"],
+                              start_new_session=True)
+    time.sleep(0.2)
+    assert ns in netlab.remove_stale()
+    orphan.wait(10)
+    assert ns not in netlab.namespaces()
+
+
+def test_namespaces_of_live_tools_are_left_alone():
+    with netlab.NetLab() as lab:
+        assert lab.ns not in netlab.remove_stale()
+        assert lab.ns in netlab.namespaces()
