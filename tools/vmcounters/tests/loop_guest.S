@@ -20,3 +20,5 @@ _start:
     out %al, $0xf4              /* isa-debug-exit: QEMU exits with (0 << 1) | 1 */
 2:  hlt
     jmp 2b
+
+    .section .note.GNU-stack, "", @progbits  /* no executable stack */
