@@ -7,6 +7,7 @@ the client against a fake QMP server with a reply in the documented format.
 """
 import json
 import socket
+import time
 
 # The vCPU statistics that matter for the exit cost model (Linux Documentation/virt/kvm/api.rst,
 # "KVM_GET_STATS_FD"; names as KVM exports them).
@@ -19,14 +20,29 @@ def qmp_args(path):
     return ["-qmp", f"unix:{path},server=on,wait=off"]
 
 
+def _connect_when_listening(path, timeout):
+    """Connects to QMP's socket, waiting up to timeout for a QEMU that just started to create
+    it; raises the last OSError otherwise."""
+    deadline = time.monotonic() + timeout
+    while True:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(path)
+            return sock
+        except (FileNotFoundError, ConnectionRefusedError):
+            sock.close()
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 class Qmp:
     """A minimal QMP client on a unix socket: execute(cmd, **arguments) -> "return" value.
     Raises RuntimeError with QMP's error, OSError if the socket fails."""
 
     def __init__(self, path, timeout=10.0):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock = _connect_when_listening(path, timeout)
         self.sock.settimeout(timeout)
-        self.sock.connect(path)
         self.reader = self.sock.makefile("r")
         json.loads(self.reader.readline())  # the greeting
         self.execute("qmp_capabilities")

@@ -106,7 +106,8 @@ def test_kvm_stats_are_summed_over_vcpus(tmp_path):
              {"provider": "kvm", "qom-path": "/machine/unattached/device[1]",
               "stats": [{"name": "exits", "value": 50}]}]
     path = str(tmp_path / "qmp.sock")
-    fake_qmp_server(path, reply)
+    # QEMU creates its socket a moment after it starts: the client waits for it
+    threading.Timer(0.3, fake_qmp_server, (path, reply)).start()
     qmp = vmcounters.Qmp(path)
     try:
         assert vmcounters.read_kvm_stats(qmp) == {"exits": 150, "irq_injections": 7}
