@@ -59,9 +59,11 @@ def phase_measurements(fig):
     tool's last interval is usually partial). Bytes are only counted per phase (on the tap),
     so a sample's share is its share of the operations."""
     d = phase_figures(fig)
+    secs, ops = fig["seconds"], fig["ops"]
+    if not ops:
+        return []  # nothing served, no useful throughput: U = 0 under every function
     if d["gbps"] is None or d["latency_us"] is None:
         return None
-    secs, ops = fig["seconds"], fig["ops"]
     bytes_per_op = fig["bytes_out"] / ops if ops else 0.0
     pieces, start, done = [], 0.0, 0
     for s in fig.get("samples") or []:

@@ -12,6 +12,7 @@ the provider bills; the tap's rx counter is what the guest sent).
 import functools
 import os
 import subprocess
+import time
 
 import loadgen
 import netlab
@@ -105,6 +106,11 @@ class LabDriver(GuestDriver):
         apic = (after["trace"].get("apic_deliver_irq", 0)
                 - before["trace"].get("apic_deliver_irq", 0))
         fig["counters"]["all_irqs_per_req"] = apic / max(fig["ops"], 1)
+        if not fig["ops"]:  # figures of no request at all are not figures
+            fig["latency_us"] = {k: None for k in ("mean", "p50", "p99", "stddev")}
+            fig["counters"] = {k: (None if k.endswith("_per_req") else v)
+                               for k, v in fig["counters"].items()}
+            fig["note"] = "no operation completed in the measured window"
         return fig
 
     def stop(self):
@@ -117,6 +123,20 @@ class LabDriver(GuestDriver):
             if self.lab:
                 self.lab.teardown()
             self.lab = self.vm = self.counters = None
+
+    def wait_port(self, vm, port, timeout_s):
+        """Waits until the guest accepts TCP connections on port (probed from inside the lab:
+        a connection opened and closed). Raises GuestError if QEMU ends or time runs out."""
+        probe = ["bash", "-c", f"exec 3<>/dev/tcp/{self.lab.guest_ip}/{port}"]
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if vm.proc.poll() is not None:
+                raise GuestError(f"QEMU ended ({vm.proc.returncode}):\n{vm.tail(30)}")
+            if self.lab.run(probe, timeout=30).returncode == 0:
+                return
+            time.sleep(0.5)
+        raise GuestError(f"nothing accepts connections on port {port} after {timeout_s:g} s:\n"
+                         f"{vm.tail(30)}")
 
     def _tap_rx_bytes(self):
         r = self.lab.run(["cat", f"/sys/class/net/{self.lab.tap}/statistics/rx_bytes"],

@@ -11,6 +11,7 @@ Variants: "adaptive" (the application picks W from price and load; needs priced)
 """
 import json
 import os
+import time
 
 import netlab
 from loadgen import apps
@@ -28,16 +29,17 @@ MEMORY_MB = 128
 BOOT_TIMEOUT_S = 180.0
 IP = f"--ip={netlab.GUEST_IP}/{netlab.PREFIX_LEN}"
 
-# app: (ELF under BUILD, its command line, the console line that says it serves)
+# app: (ELF under BUILD, its command line, its port, whether a probe connection may be made:
+# NPtcp's receiver serves one connection, which a probe would use up).
 APPS = {
-    "nhttpd": ("apps/nhttpd/nhttpd.elf", [IP, f"--port={apps.HTTP_PORT}"],
-               r"nhttpd: listening on"),
+    "nhttpd": ("apps/nhttpd/nhttpd.elf", [IP, f"--port={apps.HTTP_PORT}"], apps.HTTP_PORT, True),
     "memcached": ("apps/memcached/memcached.elf",
                   [IP, "-p", str(apps.MEMCACHED_PORT), "-U", "0", "-t", "1", "-m", "64"],
-                  r"memcached: (listening|ready)"),
+                  apps.MEMCACHED_PORT, True),
     "netpipe": ("apps/netpipe/NPtcp.elf", [IP] + apps.NETPIPE_PINGPONG_ARGS,
-                r"NPtcp: (listening|ready)|Now starting the main loop"),
+                apps.NETPIPE_PINGPONG_PORT, False),
 }
+NET_UP = r"net: \S+ gw \S+ \((static|dhcp)\)"  # nom_net_start's line (nom/net.h)
 
 
 class NomDriver(LabDriver):
@@ -58,7 +60,7 @@ class NomDriver(LabDriver):
         return None
 
     def make_vm(self, app, variant, workdir, nic, extra_args):
-        elf, args, _ = APPS[app]
+        elf, args = APPS[app][:2]
         if "w_us" in variant:
             args = args + [f"--batching-delay={variant['w_us']:g}"]
         modules = [(os.path.join(BUILD, elf), " ".join([app] + args))]
@@ -72,10 +74,18 @@ class NomDriver(LabDriver):
                   extra_args=extra_args, workdir=os.path.join(workdir, "vm"), name="nom")
 
     def wait_ready(self, vm, app):
+        """The stack is up (its console line), then the application accepts connections;
+        NPtcp, which serves one connection, is given a moment instead of a probe."""
+        _, _, port, probe = APPS[app]
+        t0 = time.monotonic()
         try:
-            vm.wait_for(APPS[app][2], BOOT_TIMEOUT_S)
+            vm.wait_for(NET_UP, BOOT_TIMEOUT_S)
         except TimeoutError as e:
-            raise GuestError(f"nom's {app} did not become ready: {e}") from None
+            raise GuestError(f"nom's network did not come up for {app}: {e}") from None
+        if probe:
+            self.wait_port(vm, port, BOOT_TIMEOUT_S - (time.monotonic() - t0))
+        else:
+            time.sleep(1.0)
 
     def load(self, phase, seconds):
         """LabDriver's figures plus what the application says of itself at the end of the

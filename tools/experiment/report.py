@@ -74,6 +74,13 @@ class Report:
         self.pngs.append(name)
         return name
 
+    def stat(self, app, guest, variant, phase, name):
+        """fmt_stat of a figure; "none measured" when the cell ran but never measured it."""
+        s = self.a.figure(app, guest, variant, phase, name)
+        if s[2] == 0 and self.a.runs(app, guest, variant):
+            return "none measured"
+        return fmt_stat(s)
+
     def not_run_text(self, app, guest, variant=None):
         reasons = self.a.reasons(app, guest, variant)
         return "; ".join(reasons) if reasons else "not in this plan"
@@ -152,17 +159,18 @@ class Report:
             label = app + ("" if cols[0][1] == "adaptive" else f" (nom {cols[0][1]})")
             for title, phase, name in metrics:
                 vals = {c[2]: self.a.figure(app, c[0], c[1], phase, name) for c in cols}
-                self._summary_row(label, title, cols[0][2], vals, others)
+                texts = {c[2]: self.stat(app, c[0], c[1], phase, name) for c in cols}
+                self._summary_row(label, title, cols[0][2], vals, others, texts=texts)
             for kind in KINDS:
                 vals = {c[2]: self.a.profit(app, c[0], c[1], kind) for c in cols}
                 self._summary_row(label, f"profit, {kind} ($)", cols[0][2], vals, others,
                                   positive=True)
         self.out("")
 
-    def _summary_row(self, app, title, nom, vals, others, positive=False):
+    def _summary_row(self, app, title, nom, vals, others, positive=False, texts=None):
         none = (None, None, 0)
-        cells = [fmt_stat(vals[nom])] + [fmt_stat(vals.get(o, none)) if o in vals else "-"
-                                         for o in others]
+        texts = texts or {k: fmt_stat(v) for k, v in vals.items()}
+        cells = [texts[nom]] + [texts[o] if o in vals else "-" for o in others]
         ratios = [fmt_ratio(ratio(vals[nom][0], vals.get(o, none)[0], positive)) for o in others]
         self.out(f"| {app} | {title} | " + " | ".join(cells + ratios) + " |")
 
@@ -231,7 +239,7 @@ class Report:
                  "| scenario | OS | latency | p50 | p99 | jitter |", "|---|---|---|---|---|---|")
         for phase in PHASES:
             for g, v, label in self.columns(app):
-                cells = [fmt_stat(self.a.figure(app, g, v, phase, k))
+                cells = [self.stat(app, g, v, phase, k)
                          for k in ("latency_us", "p50_us", "p99_us", "jitter_us")]
                 self.out(f"| {phase} | {label} | " + " | ".join(cells) + " |")
         self.out("")
@@ -252,7 +260,7 @@ class Report:
         for app in self.apps:
             for title, name in metrics:
                 for g, v, label in self.columns(app):
-                    cells = [fmt_stat(self.a.figure(app, g, v, p, name)) for p in PHASES]
+                    cells = [self.stat(app, g, v, p, name) for p in PHASES]
                     self.out(f"| {app} | {title} | {label} | " + " | ".join(cells) + " |")
         self.out("")
 

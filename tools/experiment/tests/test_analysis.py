@@ -75,3 +75,13 @@ def test_not_run_reasons_are_kept():
     a = Analysis(recs, PLAN)
     assert a.reasons("memcached", "osv") == ["not run: no OSv image"]
     assert a.figure("memcached", "osv", "default", "many", "ops_s") == (None, None, 0)
+
+
+def test_a_phase_that_served_nothing_earns_nothing_and_has_no_latency():
+    # many: no operation (the driver leaves latency None); single: 0.5 Gbit/s, 100 us, 10 $/Gbit
+    many = fig(0, 60, 1e6, None, None)
+    r = record("nom", {"name": "w=0", "w_us": 0}, 1, many, fig(1, 60, 3.75e9, 100, 0))
+    a = Analysis([r], PLAN)
+    assert a.profit("memcached", "nom", "w=0", "penalty")[0] == pytest.approx(300.0)
+    assert a.figure("memcached", "nom", "w=0", "many", "latency_us") == (None, None, 0)
+    assert a.figure("memcached", "nom", "w=0", "many", "ops_s") == (0.0, 0.0, 1)
