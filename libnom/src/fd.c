@@ -43,7 +43,7 @@ void *nom_fd_priv(int fd, const struct nom_file_ops *ops)
 
 void nom_fd_event(void)
 {
-    nom_waitq_wake_all(&fd_events);
+    sched_wake_ready(&fd_events);
 }
 
 int nom_fd_nonblocking(int fd)
@@ -52,29 +52,41 @@ int nom_fd_nonblocking(int fd)
     return f ? (f->status & O_NONBLOCK) != 0 : -EBADF;
 }
 
-int fd_wait_event(uint64_t deadline_tsc)
+int fd_wait_event(uint64_t deadline_tsc, int (*ready)(void *), void *arg)
 {
-    return nom_waitq_wait(&fd_events, deadline_tsc);
+    return sched_wait_ready(&fd_events, deadline_tsc, ready, arg);
+}
+
+struct fd_interest {
+    int fd;
+    short events;
+};
+
+/* The revents of one descriptor for events; -EBADF if it is not open. */
+static int fd_ready(const struct fd_interest *in)
+{
+    struct nom_file *f = fdtable_get(&table, in->fd);
+    if (!f)
+        return -EBADF;
+    short rev = f->ops->poll ? f->ops->poll(f->priv) : (POLLIN | POLLOUT);
+    return rev & (in->events | POLLERR | POLLHUP | POLLNVAL);
+}
+
+static int fd_ready_test(void *arg)
+{
+    return fd_ready(arg) != 0;
 }
 
 int nom_fd_wait(int fd, short events, uint64_t deadline_tsc)
 {
+    struct fd_interest in = { fd, events };
     int ret;
     nom_preempt_disable();
-    for (;;) {
-        struct nom_file *f = fdtable_get(&table, fd);
-        if (!f) {
-            ret = -EBADF;
-            break;
-        }
-        short rev = f->ops->poll ? f->ops->poll(f->priv) : (POLLIN | POLLOUT);
-        if ((ret = rev & (events | POLLERR | POLLHUP | POLLNVAL)) != 0)
-            break;
-        if (nom_waitq_wait(&fd_events, deadline_tsc) != 0) {
+    while ((ret = fd_ready(&in)) == 0)
+        if (fd_wait_event(deadline_tsc, fd_ready_test, &in) != 0) {
             ret = -ETIMEDOUT;
             break;
         }
-    }
     nom_preempt_enable();
     return ret;
 }

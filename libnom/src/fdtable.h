@@ -34,8 +34,9 @@ void fdtable_file_free(struct nom_file *f);
 
 /* fd.c / pipe.c / console.c: st_mode file type of a kind. */
 unsigned fd_kind_mode(const struct nom_file_ops *ops);
-/* fd.c: waits on the table's event queue (poll.c). 0 or -ETIMEDOUT. */
-int fd_wait_event(uint64_t deadline_tsc);
+/* fd.c: waits on the table's event queue until ready(arg), evaluated at each
+ * nom_fd_event(), says so (poll.c). 0 or -ETIMEDOUT. */
+int fd_wait_event(uint64_t deadline_tsc, int (*ready)(void *), void *arg);
 struct nom_fdtable *fd_table(void);
 
 #endif /* NOM_FDTABLE_H */

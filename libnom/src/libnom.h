@@ -24,6 +24,8 @@ struct nom_waiter {
     struct nom_thread *thread;
     struct nom_waitq *wq;
     int woken;
+    int (*ready)(void *arg);        /* NULL, or: wake only if this says so (sched_wake_ready) */
+    void *ready_arg;
 };
 
 /* A stack reservation: [base, top) of address space; [base, base + guard) is never mapped,
@@ -94,6 +96,12 @@ void sched_make_runnable(struct nom_thread *t);
 void sched_schedule(void);
 /* Runs work upcalls recorded (IRQ handlers, notifications, timers); preempt disabled. */
 void sched_run_pending(struct nom_cpu *c);
+/* nom_waitq_wait with a readiness test the waker evaluates (sched_wake_ready): the thread
+ * is woken only when ready(arg) is non-zero. 0, or -ETIMEDOUT. */
+int sched_wait_ready(struct nom_waitq *wq, uint64_t deadline_tsc, int (*ready)(void *),
+                     void *arg);
+/* Wakes the waiters of wq whose readiness test passes (or that have none). Any context. */
+void sched_wake_ready(struct nom_waitq *wq);
 /* Called by the preemption trampoline (switch.S) in the interrupted thread. */
 void nom_sched_preempt_point(void);
 /* First thing a new thread does: arms the slice timer, enables preemption. */

@@ -34,6 +34,17 @@ static int poll_scan(struct pollfd *fds, nfds_t nfds)
     return n;
 }
 
+struct poll_args {
+    struct pollfd *fds;
+    nfds_t nfds;
+};
+
+static int poll_ready(void *arg)
+{
+    struct poll_args *a = arg;
+    return poll_scan(a->fds, a->nfds) != 0;
+}
+
 int poll(struct pollfd *fds, nfds_t nfds, int timeout)
 {
     if (nfds > NOM_FD_MAX) {
@@ -41,10 +52,11 @@ int poll(struct pollfd *fds, nfds_t nfds, int timeout)
         return -1;
     }
     uint64_t deadline = deadline_ms(timeout);
+    struct poll_args args = { fds, nfds };
     int n;
     nom_preempt_disable();
     while ((n = poll_scan(fds, nfds)) == 0 && timeout != 0)
-        if (fd_wait_event(deadline) != 0) {
+        if (fd_wait_event(deadline, poll_ready, &args) != 0) {
             n = poll_scan(fds, nfds);
             break;
         }
@@ -75,9 +87,23 @@ static int select_scan(int nfds, fd_set *r, fd_set *w, fd_set *e, fd_set *ro, fd
     return n;
 }
 
+struct select_args {
+    int nfds;
+    fd_set *r, *w, *e;
+};
+
+static int select_ready(void *arg)
+{
+    struct select_args *a = arg;
+    fd_set ro, wo, eo;
+    FD_ZERO(&ro), FD_ZERO(&wo), FD_ZERO(&eo);
+    return select_scan(a->nfds, a->r, a->w, a->e, &ro, &wo, &eo) != 0;
+}
+
 static int select_deadline(int nfds, fd_set *r, fd_set *w, fd_set *e, uint64_t deadline,
                            int nowait)
 {
+    struct select_args args = { nfds, r, w, e };
     fd_set ro, wo, eo;
     int n;
     if (nfds < 0 || nfds > FD_SETSIZE) {
@@ -88,7 +114,7 @@ static int select_deadline(int nfds, fd_set *r, fd_set *w, fd_set *e, uint64_t d
     for (;;) {
         FD_ZERO(&ro), FD_ZERO(&wo), FD_ZERO(&eo);
         n = select_scan(nfds, r, w, e, &ro, &wo, &eo);
-        if (n != 0 || nowait || fd_wait_event(deadline) != 0)
+        if (n != 0 || nowait || fd_wait_event(deadline, select_ready, &args) != 0)
             break;
     }
     nom_preempt_enable();

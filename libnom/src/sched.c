@@ -379,7 +379,8 @@ static void waiter_timeout(void *arg)
     sched_make_runnable(w->thread);
 }
 
-int nom_waitq_wait(struct nom_waitq *wq, uint64_t deadline_tsc)
+int sched_wait_ready(struct nom_waitq *wq, uint64_t deadline_tsc, int (*ready)(void *),
+                     void *arg)
 {
     struct nom_cpu *c = nom_cpu_self();
     struct nom_thread *cur = c->current;
@@ -390,7 +391,7 @@ int nom_waitq_wait(struct nom_waitq *wq, uint64_t deadline_tsc)
         nom_preempt_enable();
         return -ETIMEDOUT;
     }
-    struct nom_waiter w = { NULL, cur, wq, 0 };
+    struct nom_waiter w = { NULL, cur, wq, 0, ready, arg };
     if (wq->tail)
         wq->tail->next = &w;
     else
@@ -406,6 +407,38 @@ int nom_waitq_wait(struct nom_waitq *wq, uint64_t deadline_tsc)
     return w.woken ? 0 : -ETIMEDOUT;
 }
 
+int nom_waitq_wait(struct nom_waitq *wq, uint64_t deadline_tsc)
+{
+    return sched_wait_ready(wq, deadline_tsc, NULL, NULL);
+}
+
+static void waiter_wake(struct nom_waiter *w)
+{
+    w->woken = 1;
+    sched_make_runnable(w->thread);
+}
+
+/* Evaluating readiness here, in the waker, saves a context switch per waiter that would only
+ * find nothing to do (every poll()ing thread on every descriptor event otherwise). */
+void sched_wake_ready(struct nom_waitq *wq)
+{
+    nom_preempt_disable();
+    struct nom_waiter **pp = &wq->head, *prev = NULL;
+    while (*pp) {
+        struct nom_waiter *w = *pp;
+        if (w->ready && !w->ready(w->ready_arg)) {
+            prev = w;
+            pp = &w->next;
+            continue;
+        }
+        *pp = w->next;
+        if (wq->tail == w)
+            wq->tail = prev;
+        waiter_wake(w);
+    }
+    nom_preempt_enable();
+}
+
 int nom_waitq_wake_one(struct nom_waitq *wq)
 {
     nom_preempt_disable();
@@ -414,8 +447,7 @@ int nom_waitq_wake_one(struct nom_waitq *wq)
         wq->head = w->next;
         if (!wq->head)
             wq->tail = NULL;
-        w->woken = 1;
-        sched_make_runnable(w->thread);
+        waiter_wake(w);
     }
     nom_preempt_enable();
     return w != NULL;
