@@ -63,7 +63,8 @@ def test_unhandled_fault_in_main_ends_the_application_with_139():
 
 BENCHMARKS = ["clock_gettime", "syscall_virt_to_phys", "mem_map_unmap_4_pages",
               "mutex_lock_unlock", "malloc_free_64", "thread_switch_yield", "condvar_round_trip",
-              "pipe_round_trip", "thread_create_join", "usleep_100us"]
+              "pipe_round_trip", "pipe_round_trip_16_idle_pollers", "thread_create_join",
+              "usleep_100us"]
 
 
 def test_benchmark_runs_every_measurement():

@@ -1,6 +1,7 @@
 /* bench.c: costs of libnom's primitives, measured in the guest with the TSC. Prints
  * "bench NAME NS ns/op" lines (tests/test_guest.py checks they are all there; it never judges
  * the numbers, which under TCG measure the emulator as much as libnom). */
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +146,41 @@ static void bench_pipe(void)
     pthread_join(t, NULL);
 }
 
+/* The same round trip while 16 other threads sit in poll() on pipes nobody writes (memcached's
+ * worker threads, idle in libevent): what each descriptor event costs the bystanders. */
+static void *idle_poller(void *arg)
+{
+    struct pollfd p = { *(int *)arg, POLLIN, 0 };
+    poll(&p, 1, -1);
+    return NULL;
+}
+
+static void bench_pipe_with_pollers(void)
+{
+    enum { POLLERS = 16 };
+    static int quiet[POLLERS][2];
+    pthread_t t[POLLERS];
+    for (int i = 0; i < POLLERS; i++) {
+        pipe(quiet[i]);
+        pthread_create(&t[i], NULL, idle_poller, &quiet[i][0]);
+    }
+    usleep(1000); /* let them all reach poll() */
+    pthread_t e;
+    char c = 'x';
+    pthread_create(&e, NULL, echo, NULL);
+    uint64_t t0 = nom_tsc();
+    for (int i = 0; i < ROUNDS; i++) {
+        write(ping[1], &c, 1);
+        read(pong[0], &c, 1);
+    }
+    report("pipe_round_trip_16_idle_pollers", t0, ROUNDS);
+    pthread_join(e, NULL);
+    for (int i = 0; i < POLLERS; i++) {
+        write(quiet[i][1], &c, 1);
+        pthread_join(t[i], NULL);
+    }
+}
+
 static void *nothing(void *arg) { return arg; }
 
 static void bench_create_join(void)
@@ -177,6 +213,7 @@ int main(void)
     bench_switch();
     bench_condvar();
     bench_pipe();
+    bench_pipe_with_pollers();
     bench_create_join();
     bench_sleep();
     printf("bench done\n");
