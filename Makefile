@@ -9,7 +9,7 @@ STAMP := $(BUILD)/.bootstrap-stamp
 BOOTSTRAP_INPUTS := tools/bootstrap.sh tools/deps/debian-packages.txt \
                     tools/deps/debian-sources.txt tools/requirements.txt
 
-.PHONY: all bootstrap run test experiment clean $(PARTS)
+.PHONY: all bootstrap run test experiment host-tools clean $(PARTS)
 
 all: $(BUILD)/nom.iso
 
@@ -47,7 +47,12 @@ test: all
 
 # The paper's section-6 experiment, nom against Linux and OSv (tools/experiment/README.md).
 # EXPERIMENT_ARGS=--quick runs the short version CI uses.
-experiment: all
+# The host-side measuring tools (load client, instruction-count plugin, Linux guest).
+HOST_TOOLS := tools/loadgen tools/vmcounters tools/linuxguest
+host-tools: $(STAMP)
+	for d in $(HOST_TOOLS); do $(MAKE) -C $$d || exit 1; done
+
+experiment: all host-tools
 	python3 tools/experiment/run.py $(EXPERIMENT_ARGS)
 
 clean:
