@@ -94,8 +94,6 @@ void sched_init(struct nom_thread *main_thread);
 void sched_make_runnable(struct nom_thread *t);
 /* Switches away from the current thread, whose state the caller set; preempt disabled. */
 void sched_schedule(void);
-/* Runs work upcalls recorded (IRQ handlers, notifications, timers); preempt disabled. */
-void sched_run_pending(struct nom_cpu *c);
 /* nom_waitq_wait with a readiness test the waker evaluates (sched_wake_ready): the thread
  * is woken only when ready(arg) is non-zero. 0, or -ETIMEDOUT. */
 int sched_wait_ready(struct nom_waitq *wq, uint64_t deadline_tsc, int (*ready)(void *),
@@ -154,8 +152,5 @@ void heap_init(void);
 
 /* fd.c */
 void fd_init(void);
-
-/* errno.c */
-int nom_errno_from(int64_t result);
 
 #endif /* NOM_LIBNOM_H */

@@ -194,7 +194,7 @@ void sched_make_runnable(struct nom_thread *t)
 
 /* Callbacks run on behalf of nobody: the interrupted thread's errno must survive them, and
  * the locks they take are the core's callback identity's, not the interrupted thread's. */
-void sched_run_pending(struct nom_cpu *c)
+static void sched_run_pending(struct nom_cpu *c)
 {
     int saved_errno = errno;
     c->in_callback++;
