@@ -1,0 +1,96 @@
+"""Fixtures for memcached's tests: memcached.elf booted on nom in QEMU (tools/nomvm, TCG unless
+real KVM), its port 11211 forwarded to 127.0.0.1 by QEMU user networking, as net/'s tests do.
+
+`memcached` (session scope: one boot serves every test; each test uses keys of its own) yields
+a Memcached with host, port, vm and client(), a pymemcache client with generous timeouts.
+The image runs memcached with the options it runs with on nom (-t 1 -m 64 -p 11211 -U 0) in a
+128 MiB VM. The fixture waits for the answer to `version` (QEMU accepts forwarded connections
+before the guest listens, so a connect alone proves nothing).
+"""
+import os
+import socket
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from nomvm import VM, Nic, make_iso
+
+HERE = Path(__file__).resolve().parent
+TOP = HERE.parents[2]
+BUILD = Path(os.environ.get("BUILD", TOP / "build"))
+KERNEL = BUILD / "kernel" / "nom.elf"
+ELF = BUILD / "apps" / "memcached" / "memcached.elf"
+OPTIONS = "-t 1 -m 64 -p 11211 -U 0"
+MEMORY_MB = 128
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def ask(host, port, request, until=b"\r\n", timeout=10.0):
+    """Sends one text-protocol request on a fresh connection; returns the answer once it ends
+    with `until` (or what came before the server closed)."""
+    with socket.create_connection((host, port), timeout=timeout) as s:
+        s.sendall(request)
+        got = b""
+        while not got.endswith(until):
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            got += chunk
+        return got
+
+
+@dataclass
+class Memcached:
+    host: str
+    port: int
+    vm: VM
+
+    def client(self, **kw):
+        from pymemcache.client.base import Client
+        return Client((self.host, self.port), connect_timeout=30, timeout=60, **kw)
+
+    def stats(self):
+        text = ask(self.host, self.port, b"stats\r\n", until=b"END\r\n").decode()
+        return {k: v for _, k, v in (line.split(" ", 2) for line in text.splitlines()
+                                     if line.startswith("STAT "))}
+
+    def wait_ready(self, timeout=120.0):
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                if ask(self.host, self.port, b"version\r\n", timeout=5).startswith(b"VERSION "):
+                    return
+            except OSError:
+                pass
+            if self.vm.proc.poll() is not None or time.monotonic() > deadline:
+                raise TimeoutError("memcached did not answer `version`:\n" + self.vm.tail())
+            time.sleep(0.5)
+
+
+@pytest.fixture(scope="session")
+def memcached(tmp_path_factory):
+    missing = [str(p) for p in (KERNEL, ELF) if not p.exists()]
+    if missing:
+        pytest.skip(f"not built: {missing}")
+    work = tmp_path_factory.mktemp("memcached-vm")
+    iso = make_iso(str(KERNEL), [(str(ELF), f"memcached {OPTIONS}")], str(work / "mc.iso"))
+    port = free_port()
+    vm = VM(iso=iso, nics=[Nic(mac="52:54:00:12:34:56", hostfwd=[(port, 11211)])],
+            memory_mb=MEMORY_MB, workdir=str(work), name="memcached")
+    vm.start()
+    try:
+        vm.wait_for(r"net: \S+ gw \S+ \((dhcp|static)\)", 120)
+        server = Memcached("127.0.0.1", port, vm)
+        server.wait_ready()
+        yield server
+        log = vm.log()
+        assert "nom: fault:" not in log and "app memcached exited" not in log, vm.tail()
+    finally:
+        vm.stop()

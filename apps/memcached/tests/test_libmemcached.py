@@ -1,0 +1,57 @@
+"""memcached on nom under libmemcached's own tools (Debian's libmemcached-tools): does it pass
+memccapable's protocol checks, text and binary, and does it carry memaslap's load (the paper's
+GET/SET 90/10 mix, section 6) for a few seconds with every answer right?"""
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from loadgen.parsers import parse_memaslap
+
+
+def need(tool):
+    if not shutil.which(tool):
+        pytest.skip(f"{tool} not installed (Debian package libmemcached-tools)")
+
+
+def test_memccapable_text_and_binary(memcached):
+    need("memccapable")
+    r = subprocess.run(["memccapable", "-h", memcached.host, "-p", str(memcached.port)],
+                       capture_output=True, text=True, timeout=600)
+    out = r.stdout + r.stderr
+    results = re.findall(r"^(ascii|binary) (.+?)\s+\[(\w+)\]", out, re.M)
+    assert r.returncode == 0, out
+    assert len(results) > 50, out
+    assert {proto for proto, _, _ in results} == {"ascii", "binary"}
+    assert [r for r in results if r[2] != "pass"] == [], out
+    assert "All tests passed" in out
+
+
+@pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
+def test_memaslap_get_set_90_10_without_errors(memcached, tmp_path, binary):
+    """16 connections for 5 s, values checked on 10 % of the gets (-v 0.1)."""
+    need("memcaslap")
+    cfg = tmp_path / "memaslap.cfg"
+    cfg.write_text("key\n64 64 1\nvalue\n32 32 1\ncmd\n0 0.1\n1 0.9\n")
+    before = memcached.stats()
+    args = ["memcaslap", "-s", f"{memcached.host}:{memcached.port}", "-T", "2", "-c", "16",
+            "-t", "5s", "-F", str(cfg), "-v", "0.1"] + (["-B"] if binary else [])
+    r = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    load = parse_memaslap(out)
+    print(f"memaslap {'binary' if binary else 'text'}: {load['ops']} ops in "
+          f"{load['seconds']} s, {load['tps']} ops/s (TCG, user networking)")
+    assert load["ops"] > 0 and load["cmd_set"] > 0 and load["cmd_get"] > 0
+    # memaslap counts wrong or missing values, and reports a broken connection or a server
+    # error as a line of its own.
+    counters = dict(re.findall(r"^(get_misses|verify_misses|verify_failed): (\d+)$", out, re.M))
+    assert counters == {"get_misses": "0", "verify_misses": "0", "verify_failed": "0"}, out
+    other = re.sub(r"^(get_misses|verify_misses|verify_failed): 0$", "", out, flags=re.M)
+    assert not re.search(r"fail|error|timeout|reconnect|closed", other, re.I), out
+    after = memcached.stats()
+    served = (int(after["cmd_get"]) - int(before["cmd_get"]) +
+              int(after["cmd_set"]) - int(before["cmd_set"]))
+    # The server saw what the client counted (less what was in flight when memaslap stopped).
+    assert served >= load["ops"] - 16 * 64 and served <= load["ops"] + 16 * 64
