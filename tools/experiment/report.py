@@ -179,10 +179,16 @@ class Report:
         for r in self.a.not_ok:
             key = (r["app"], r["guest"], r["variant"]["name"], r["status"], r.get("reason", ""))
             rows.setdefault(key, []).append(r["run"])
+        for r in self.a.ok:  # ran, but a phase served nothing
+            for phase, fig in r["phases"].items():
+                if fig.get("note"):
+                    key = (r["app"], r["guest"], r["variant"]["name"], f"ran, {phase}",
+                           fig["note"])
+                    rows.setdefault(key, []).append(r["run"])
         if not rows:
             return
-        self.out("## Cells not run or failed", "", "| app | guest | variant | status | reason |",
-                 "|---|---|---|---|---|")
+        self.out("## Cells not run, failed, or with a phase that served nothing", "",
+                 "| app | guest | variant | status | reason |", "|---|---|---|---|---|")
         for (app, guest, variant, status, reason), runs in sorted(rows.items()):
             reason = reason.replace("|", "/").replace("\n", " ")
             self.out(f"| {app} | {GUEST_LABEL[guest]} | {variant} | {status} "
