@@ -55,6 +55,8 @@ struct nom_thread {
     struct _reent *reent;
     const void *specific[PTHREAD_KEYS_MAX];
     struct nom_cleanup *cleanups;   /* innermost pthread_cleanup_push first */
+    uintptr_t tp;                   /* thread pointer (FS base) for __thread data, 0: none */
+    void *tls_mem;                  /* its block (tlsblock.c) */
 };
 
 /* One per core the application holds (one today; see runq.h). */
@@ -129,6 +131,14 @@ __attribute__((noreturn)) void thread_entry(void);
 struct nom_thread *thread_by_stack_addr(uintptr_t addr);
 /* Ends the current thread with value (pthread_exit without the destructors). */
 __attribute__((noreturn)) void thread_exit_now(void *value);
+
+/* tlsblock.c */
+/* Bytes a thread's TLS block needs (0 if the program has no thread-local data). */
+size_t tls_block_size(void);
+/* Lays out a block in mem (tls_block_size bytes); returns the thread pointer, or 0. */
+uintptr_t tls_block_init(void *mem);
+/* Makes tp this context's FS base (nothing for 0). */
+void tls_activate(uintptr_t tp);
 
 /* upcall.c */
 void upcall_init(void);

@@ -296,6 +296,8 @@ void sched_schedule(void)
         cur->preempt_saved = c->preempt_count;
         c->current = next;
         c->preempt_count = next->preempt_saved;
+        if (next->tp != cur->tp)
+            tls_activate(next->tp);
         nom_switch(cur, next);
     }
     sched_arm_timer(c);

@@ -4,6 +4,7 @@
  * __getreent() answers it), and its thread-specific values (tls.c). */
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <pthread.h>
 #include <nom/syscall.h>
@@ -66,6 +67,13 @@ void thread_start_main(void (*fn)(void *), void *arg)
     t->reent = _impure_ptr;
     if (stack_create(&t->stack, NOM_MAIN_STACK_MAX + STACK_GUARD) != 0)
         nom_panic("no memory for the main thread's stack");
+    if (tls_block_size()) { /* straight from the heap: no locks exist yet */
+        t->tls_mem = sbrk((ptrdiff_t)tls_block_size());
+        if (t->tls_mem == (void *)-1)
+            nom_panic("no memory for the main thread's TLS block");
+        t->tp = tls_block_init(t->tls_mem);
+        tls_activate(t->tp);
+    }
     all_link(t);
     sched_init(t);
     nom_call_on_stack(fn, arg, t->stack.top);
@@ -137,6 +145,7 @@ static void thread_free(struct nom_thread *t)
     nom_preempt_enable();
     _reclaim_reent(t->reent);
     free(t->reent);
+    free(t->tls_mem);
     stack_put(&t->stack);
     free(t);
 }
@@ -172,11 +181,16 @@ int pthread_create(pthread_t *out, const pthread_attr_t *attr, void *(*start)(vo
     reap_detached();
     struct nom_thread *t = calloc(1, sizeof *t);
     struct _reent *r = malloc(sizeof *r);
-    if (!t || !r || stack_get(&t->stack, stack_reservation(attr)) != 0) {
+    void *tls = tls_block_size() ? malloc(tls_block_size()) : NULL;
+    if (!t || !r || (tls_block_size() && !tls) ||
+        stack_get(&t->stack, stack_reservation(attr)) != 0) {
         free(t);
         free(r);
+        free(tls);
         return EAGAIN;
     }
+    t->tls_mem = tls;
+    t->tp = tls_block_init(tls);
     _REENT_INIT_PTR(r);
     t->reent = r;
     t->start = start;

@@ -75,6 +75,11 @@ def test_benchmark_runs_every_measurement():
     assert r.all_apps_ok, r.log
 
 
+def test_thread_local_variables_are_per_thread():
+    r = boot_apps([(os.path.join(GUEST, "tls.elf"), "tls")])
+    assert "tls: ok" in r.log and r.all_apps_ok, r.log
+
+
 def test_two_applications_with_threads_share_one_vcpu():
     """The kernel time-slices the applications; each schedules its own threads and blocks its
     context when idle, so both pass unchanged."""
