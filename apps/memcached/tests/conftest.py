@@ -2,11 +2,14 @@
 real KVM), its port 11211 forwarded to 127.0.0.1 by QEMU user networking, as net/'s tests do.
 
 `memcached` (session scope: one boot serves every test; each test uses keys of its own) yields
-a Memcached with host, port, vm and client(), a pymemcache client with generous timeouts.
+a Memcached with host, port, vm, client() (a pymemcache client with generous timeouts) and
+stats(); `boot_memcached` gives booted(workdir, extra), which boots a private one with more
+options.
 The image runs memcached with the options it runs with on nom (-t 1 -m 64 -p 11211 -U 0) in a
 128 MiB VM. The fixture waits for the answer to `version` (QEMU accepts forwarded connections
 before the guest listens, so a connect alone proves nothing).
 """
+import contextlib
 import os
 import socket
 import time
@@ -74,16 +77,19 @@ class Memcached:
             time.sleep(0.5)
 
 
-@pytest.fixture(scope="session")
-def memcached(tmp_path_factory):
+@contextlib.contextmanager
+def booted(workdir, extra=""):
+    """Boots memcached on nom with OPTIONS plus extra (net/'s options too, e.g.
+    --batching-delay-us=20); yields a Memcached answering `version`; at the end, checks that
+    nothing faulted and memcached did not exit."""
     missing = [str(p) for p in (KERNEL, ELF) if not p.exists()]
     if missing:
         pytest.skip(f"not built: {missing}")
-    work = tmp_path_factory.mktemp("memcached-vm")
-    iso = make_iso(str(KERNEL), [(str(ELF), f"memcached {OPTIONS}")], str(work / "mc.iso"))
+    cmdline = f"memcached {OPTIONS} {extra}".strip()
+    iso = make_iso(str(KERNEL), [(str(ELF), cmdline)], str(Path(workdir) / "mc.iso"))
     port = free_port()
     vm = VM(iso=iso, nics=[Nic(mac="52:54:00:12:34:56", hostfwd=[(port, 11211)])],
-            memory_mb=MEMORY_MB, workdir=str(work), name="memcached")
+            memory_mb=MEMORY_MB, workdir=str(workdir), name="memcached")
     vm.start()
     try:
         vm.wait_for(r"net: \S+ gw \S+ \((dhcp|static)\)", 120)
@@ -94,3 +100,16 @@ def memcached(tmp_path_factory):
         assert "nom: fault:" not in log and "app memcached exited" not in log, vm.tail()
     finally:
         vm.stop()
+
+
+@pytest.fixture(scope="session")
+def memcached(tmp_path_factory):
+    with booted(tmp_path_factory.mktemp("memcached-vm")) as server:
+        yield server
+
+
+@pytest.fixture
+def boot_memcached():
+    """booted() for tests that need a memcached of their own (test modules cannot import
+    conftest under --import-mode=importlib)."""
+    return booted
