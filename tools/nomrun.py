@@ -5,6 +5,7 @@ each NIC are listed in DEFAULT_NICS, in the order of apps/default-image.txt.
 Ctrl-C stops the VM.
 """
 import argparse
+import signal
 import sys
 import time
 
@@ -23,14 +24,20 @@ def main():
     p.add_argument("--iso", required=True)
     p.add_argument("--smp", type=int, default=2)
     p.add_argument("--memory-mb", type=int, default=256)
+    p.add_argument("--port-shift", type=int, default=0,
+                   help="add this to every forwarded host port (to run beside another nom)")
     a = p.parse_args()
-    nics = [Nic(mac=mac, hostfwd=fwd) for mac, fwd in DEFAULT_NICS]
+    if not 0 <= a.port_shift < 50000:
+        p.error("--port-shift must be in [0, 50000)")
+    nics = [Nic(mac=mac, hostfwd=[(h + a.port_shift, g) for h, g in fwd]) for mac, fwd in DEFAULT_NICS]
     vm = VM(iso=a.iso, smp=a.smp, memory_mb=a.memory_mb, nics=nics)
     print(f"nomrun: accelerator {vm.accel} ({vm.accel_reason})")
-    for mac, fwd in DEFAULT_NICS:
-        for h, g in fwd:
-            print(f"nomrun: 127.0.0.1:{h} -> guest port {g} (NIC {mac})")
+    for nic in nics:
+        for h, g in nic.hostfwd:
+            print(f"nomrun: 127.0.0.1:{h} -> guest port {g} (NIC {nic.mac})")
     print(f"nomrun: serial console below (also in {vm.serial_path}); Ctrl-C stops the VM")
+    # SIGTERM (e.g. from `timeout`) ends the VM too, like Ctrl-C: no orphaned QEMU.
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     vm.start()
     shown = 0
     try:
