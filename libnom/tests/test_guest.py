@@ -15,7 +15,8 @@ CONFORMANCE = ["stdio_floats", "malloc_million", "threads_pingpong_200", "cond_t
                "nanosleep", "monotonic_threads", "preemption", "stack_growth", "bad_pointer",
                "stack_overflow",
                "pipe_poll", "thread_locals", "bulletin_board", "idle_hooks_and_notify",
-               "fpu_preempted", "idle_blocks_the_core", "callbacks_may_malloc"]
+               "fpu_preempted", "idle_blocks_the_core", "callbacks_may_malloc",
+               "sleepers_500"]
 
 
 @pytest.fixture(scope="module")

@@ -550,6 +550,41 @@ static int test_callbacks_may_malloc(void)
     return 1;
 }
 
+/* Do 500 threads sleeping for random times all wake, each no earlier than asked (the timer
+ * heap under load)? */
+static volatile int sleepers_done, sleepers_early;
+
+static void *sleeper(void *arg)
+{
+    uint64_t us = (uint64_t)(long)arg;
+    uint64_t t0 = now_ns();
+    usleep((useconds_t)us);
+    if (now_ns() - t0 < us * 1000)
+        sleepers_early++;
+    sleepers_done++;
+    return NULL;
+}
+
+static int test_sleepers_500(void)
+{
+    enum { N = 500 };
+    static pthread_t t[N];
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setstacksize(&a, 64 * 1024);
+    unsigned seed = 7;
+    for (int i = 0; i < N; i++) {
+        seed = seed * 1103515245u + 12345u;
+        CHECK(pthread_create(&t[i], &a, sleeper, (void *)(long)((seed >> 8) % 20000)) == 0,
+              "create %d", i);
+    }
+    for (int i = 0; i < N; i++)
+        pthread_join(t[i], NULL);
+    CHECK(sleepers_done == N && sleepers_early == 0, "done %d early %d", sleepers_done,
+          sleepers_early);
+    return 1;
+}
+
 /* On request only: does a fault in the main thread end the application with 139? */
 static int *volatile crash_target = (int *)8;
 
@@ -581,6 +616,7 @@ static const struct {
     { "fpu_preempted", test_fpu_preempted, 0 },
     { "idle_blocks_the_core", test_idle_blocks_the_core, 0 },
     { "callbacks_may_malloc", test_callbacks_may_malloc, 0 },
+    { "sleepers_500", test_sleepers_500, 0 },
     { "crash_main", test_crash_main, 1 },
 };
 
