@@ -48,6 +48,15 @@ struct nomsock_dgram {
 };
 
 #define NOMSOCK_DGRAM_QUEUE 256 /* datagrams a UDP socket holds before dropping */
+/* Established connections a listener holds for accept() before the ones beyond count against
+ * lwIP's listen backlog (which then drops new SYNs): Linux's somaxconn. lwIP's own backlog is
+ * a u8 and also counts half-open connections; a server out of descriptors (nhttpd at 1024)
+ * would otherwise leave thousands of clients in SYN retransmission back-off. */
+#define NOMSOCK_ACCEPT_QUEUE 4096
+/* Received segments up to this size are copied out of the receive pool into the heap: a
+ * connection holding a short request must not pin a whole 1.5 KiB pool buffer, or a few
+ * thousand waiting connections exhaust the pool and every connection stalls. */
+#define NOMSOCK_RX_COPY_MAX 512
 
 struct nomsock {
     int type;                   /* SOCK_STREAM or SOCK_DGRAM */
@@ -72,6 +81,7 @@ struct nomsock {
     size_t rx_bytes;
     /* TCP listener: established connections waiting for accept(), oldest first. */
     struct nomsock *accept_head, *accept_tail, *accept_next;
+    unsigned accept_len;
     /* UDP receive ring. */
     struct nomsock_dgram *dq;
     unsigned dq_head, dq_len;

@@ -45,6 +45,14 @@ static err_t tcpsock_on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err
         pbuf_free(p);
         return ERR_OK;
     } else {
+        if (p->tot_len <= NOMSOCK_RX_COPY_MAX &&
+            pbuf_get_allocsrc(p) == PBUF_TYPE_ALLOC_SRC_MASK_STD_MEMP_PBUF_POOL) {
+            struct pbuf *small = pbuf_clone(PBUF_RAW, PBUF_RAM, p);
+            if (small != NULL) {
+                pbuf_free(p);
+                p = small;
+            }
+        }
         /* Keep the chain's pbufs as a list of our own; tot_len is not maintained across it. */
         if (s->rx_tail != NULL)
             s->rx_tail->next = p;
@@ -86,8 +94,7 @@ static void tcpsock_hook(struct nomsock *s, struct tcp_pcb *pcb)
 }
 
 /* A connection completed the handshake on a listener: it becomes a socket now, so data that
- * arrives before accept() is kept, and waits in the listener's queue. It counts against the
- * listen backlog until accept() (tcp_backlog_delayed), as netconn does. */
+ * arrives before accept() is kept, and waits in the listener's queue (NOMSOCK_ACCEPT_QUEUE). */
 static err_t tcpsock_on_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
 {
     struct nomsock *l = arg, *c;
@@ -105,7 +112,8 @@ static err_t tcpsock_on_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
     c->peer_port = newpcb->remote_port;
     tcpsock_hook(c, newpcb);
     tcpsock_apply_options(c);
-    tcp_backlog_delayed(newpcb);
+    if (++l->accept_len > NOMSOCK_ACCEPT_QUEUE)
+        tcp_backlog_delayed(newpcb); /* until accept(): lwIP's backlog then stops new SYNs */
     if (l->accept_tail != NULL)
         l->accept_tail->accept_next = c;
     else
@@ -185,6 +193,7 @@ int tcpsock_accept_nb(struct nomsock *s, struct nomsock **child)
     s->accept_head = c->accept_next;
     if (s->accept_head == NULL)
         s->accept_tail = NULL;
+    s->accept_len--;
     c->accept_next = NULL;
     if (c->pcb.tcp != NULL)
         tcp_backlog_accepted(c->pcb.tcp);
