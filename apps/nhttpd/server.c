@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #define ACCEPT_BATCH    64  /* accepts per wakeup: new clients cannot starve open ones */
 #define ACCEPT_RETRY_MS 100 /* pause after running out of descriptors or memory */
 #define EVENT_BATCH     256
+#define FD_RESERVE      32  /* descriptors kept for the listener, the poller, stdio, files */
 
 uint64_t server_clock_ms(void)
 {
@@ -53,11 +55,27 @@ static int listen_socket(const struct server_config *cfg, unsigned *port)
     return fd;
 }
 
+/* Admits no more connections than there are descriptors: accept backpressure then keeps the
+ * excess in the listen backlog, rather than accept failing with EMFILE (on nom, whose table
+ * holds 1024, that would cost the client its connection: net's accept closes it). */
+static unsigned fit_descriptors(unsigned max_conns)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+        rl.rlim_cur >= (rlim_t)max_conns + FD_RESERVE)
+        return max_conns;
+    unsigned fit = rl.rlim_cur > 2 * FD_RESERVE ? (unsigned)rl.rlim_cur - FD_RESERVE : FD_RESERVE;
+    fprintf(stderr, "nhttpd: --max-conns lowered to %u (%llu descriptors)\n", fit,
+           (unsigned long long)rl.rlim_cur);
+    return fit;
+}
+
 int server_open(struct server *s, const struct server_config *cfg)
 {
     unsigned port;
     memset(s, 0, sizeof *s);
     s->cfg = *cfg;
+    s->cfg.max_conns = fit_descriptors(cfg->max_conns);
     if ((s->listen_fd = listen_socket(cfg, &port)) < 0)
         return -1;
     if ((s->poller = poller_create()) == NULL ||
@@ -70,7 +88,7 @@ int server_open(struct server *s, const struct server_config *cfg)
     bufpool_init(&s->in_pool, HTTP_MAX_HEAD, pairs);
     bufpool_init(&s->out_pool, CONN_OUT_BYTES, pairs);
     stats_init(&s->stats, platform_ticks(), platform_ticks_per_sec());
-    s->stats.max_conns = cfg->max_conns;
+    s->stats.max_conns = s->cfg.max_conns;
     s->accepting = true;
     s->now_ms = server_clock_ms();
     printf("nhttpd: listening on %s:%u\n", cfg->bind_addr, port);

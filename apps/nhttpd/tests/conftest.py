@@ -19,6 +19,7 @@ import ctypes
 import os
 import socket
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -176,10 +177,10 @@ def nom_server(options):
     from nomvm import VM, Nic, make_iso
     with NetLab() as lab:
         cmdline = ["nhttpd", *options, f"--ip={lab.guest_ip}/{lab.prefix_len}"]
-        iso = make_iso(str(kernel), [(str(elf), " ".join(cmdline))],
-                       str(OUT / "tests" / "nhttpd-test.iso"))
+        workdir = tempfile.mkdtemp(prefix="nhttpd-test-vm-")  # private: runs may overlap
+        iso = make_iso(str(kernel), [(str(elf), " ".join(cmdline))], f"{workdir}/nhttpd.iso")
         vm = VM(iso=iso, nics=[Nic(mac="52:54:00:12:34:01", backend="tap", tap=lab.tap)],
-                name="nhttpd-test")
+                workdir=workdir)
         lab.start_vm(vm)
         vm.wait_for(r"nhttpd: listening on", timeout=300)
         leave = enter_netns(lab.ns)
@@ -188,6 +189,7 @@ def nom_server(options):
         finally:
             leave()
             vm.stop()
+            os.remove(iso)
 
 
 def targets():

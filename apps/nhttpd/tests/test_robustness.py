@@ -115,8 +115,8 @@ def raise_fd_limit(n):
 
 
 def many_clients(server, n, request):
-    """Opens n connections at once, sends request on each, reads every response; returns the
-    status lines."""
+    """Opens n connections at once, sends request on each, reads every response and closes;
+    returns the status lines."""
     sel = selectors.DefaultSelector()
     socks, got = [], {}
     try:
@@ -140,6 +140,7 @@ def many_clients(server, n, request):
                 if not chunk or got[s].endswith(b"</html>\n"):
                     sel.unregister(s)
                     pending.discard(s)
+                    s.close()  # done, as a browser would be: its slot is free again
         return [got[s].split(b"\r\n", 1)[0] for s in socks]
     finally:
         for s in socks:
@@ -147,13 +148,13 @@ def many_clients(server, n, request):
         sel.close()
 
 
-def test_thousands_of_concurrent_connections(linux_server):
-    """Do 4,000 clients connected at once all get the index?"""
+def test_thousands_of_concurrent_connections(nhttpd):
+    """Do 4,000 clients connected at once all get the index (on nom, whose descriptor table
+    holds 1024, through accept backpressure as connections idle out)?"""
     raise_fd_limit(8192)
-    server = linux_server()
-    lines = many_clients(server, 4000, b"GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+    lines = many_clients(nhttpd, 4000, b"GET / HTTP/1.1\r\nHost: t\r\n\r\n")
     assert lines.count(b"HTTP/1.1 200 OK") == 4000
-    assert server.alive()
+    assert nhttpd.alive()
 
 
 def test_accept_backpressure(linux_server):
