@@ -32,17 +32,15 @@ uid_t geteuid(void) { return NOM_UID; }
 gid_t getgid(void) { return NOM_UID; }
 gid_t getegid(void) { return NOM_UID; }
 
-/* Signals: delivering one to ourselves ends the application with 128 + sig, as an unhandled
- * signal would; there is nothing else to send one to. */
+/* Signals: the only process there is to send one to is this one, where it is raise()d
+ * (signal.c: the handler runs, or the default action ends the application). */
 int kill(pid_t pid, int sig)
 {
     if (pid != getpid() && pid != 0) {
         errno = ESRCH;
         return -1;
     }
-    if (sig == 0)
-        return 0;
-    nom_sys_exit(128 + sig);
+    return sig == 0 ? 0 : raise(sig);
 }
 
 int sigprocmask(int how, const sigset_t *set, sigset_t *old)

@@ -16,7 +16,7 @@ CONFORMANCE = ["stdio_floats", "malloc_million", "threads_pingpong_200", "cond_t
                "stack_overflow",
                "pipe_poll", "thread_locals", "bulletin_board", "idle_hooks_and_notify",
                "fpu_preempted", "idle_blocks_the_core", "callbacks_may_malloc",
-               "sleepers_500"]
+               "sleepers_500", "signal_dispositions"]
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -585,6 +586,24 @@ static int test_sleepers_500(void)
     return 1;
 }
 
+/* Is a signal disposition the whole application's: a handler main installs runs when another
+ * thread raises the signal (memcached's shutdown)? */
+static volatile int sigint_seen;
+static void on_sigint(int sig) { sigint_seen = sig; }
+static void *raiser(void *arg) { (void)arg; raise(SIGINT); return NULL; }
+
+static int test_signal_dispositions(void)
+{
+    pthread_t t;
+    CHECK(signal(SIGINT, on_sigint) == SIG_DFL, "previous disposition");
+    pthread_create(&t, NULL, raiser, NULL);
+    pthread_join(t, NULL);
+    CHECK(sigint_seen == SIGINT, "handler did not run for a raise in another thread");
+    CHECK(signal(SIGINT, SIG_IGN) == on_sigint && raise(SIGINT) == 0, "ignored raise");
+    signal(SIGINT, SIG_DFL);
+    return 1;
+}
+
 /* On request only: does a fault in the main thread end the application with 139? */
 static int *volatile crash_target = (int *)8;
 
@@ -617,6 +636,7 @@ static const struct {
     { "idle_blocks_the_core", test_idle_blocks_the_core, 0 },
     { "callbacks_may_malloc", test_callbacks_may_malloc, 0 },
     { "sleepers_500", test_sleepers_500, 0 },
+    { "signal_dispositions", test_signal_dispositions, 0 },
     { "crash_main", test_crash_main, 1 },
 };
 
