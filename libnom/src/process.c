@@ -15,6 +15,7 @@
 #include <nom/time.h>
 #include <nom/bb.h>
 #include <pthread.h>
+#include "fdtable.h"
 #include "libnom.h"
 
 void _exit(int status)
@@ -165,7 +166,7 @@ long sysconf(int name)
 {
     switch (name) {
     case _SC_PAGESIZE: return NOM_PAGE_SIZE;
-    case _SC_OPEN_MAX: return 1024;
+    case _SC_OPEN_MAX: return NOM_FD_MAX;
     case _SC_CLK_TCK: return CLOCKS_PER_SEC;
     case _SC_NPROCESSORS_CONF: return nom_bb()->ncpus;
     case _SC_NPROCESSORS_ONLN: return 1; /* the cores libnom schedules on (one today) */
@@ -179,7 +180,7 @@ long sysconf(int name)
 
 int getpagesize(void) { return NOM_PAGE_SIZE; }
 
-static struct rlimit nofile = { 1024, 1024 };
+static struct rlimit nofile = { NOM_FD_MAX, NOM_FD_MAX };
 
 int getrlimit(int resource, struct rlimit *rl)
 {

@@ -1,7 +1,7 @@
 /*
  * libnom's <sys/resource.h>: newlib's getrusage, plus resource limits (memcached raises
  * RLIMIT_NOFILE and RLIMIT_CORE at start). nom has one real limit: the descriptor table's size
- * (1024); getrlimit reports it, the others are RLIM_INFINITY, and setrlimit accepts any value
+ * (4096); getrlimit reports it, the others are RLIM_INFINITY, and setrlimit accepts any value
  * up to the hard limit (EPERM above it). Constants have Linux's values.
  */
 #ifndef NOM_SYS_RESOURCE_H

@@ -506,20 +506,6 @@ static int test_fpu_preempted(void)
     return 1;
 }
 
-/* Does the core block (use no CPU) while every thread sleeps? The kernel's CPU-time account
- * on the bulletin board must grow by much less than the time slept. */
-static int test_idle_blocks_the_core(void)
-{
-    struct nom_bb_app before, after;
-    CHECK(nom_bb_app(nom_self_id(), &before) == 0, "no board row");
-    usleep(500000);
-    nom_bb_app(nom_self_id(), &after);
-    uint64_t used = after.cpu_ns - before.cpu_ns;
-    printf("  500 ms asleep used %llu us of CPU\n", (unsigned long long)used / 1000);
-    CHECK(used < 250000000ull, "used %llu ns of CPU while asleep", (unsigned long long)used);
-    return 1;
-}
-
 /* May scheduler-context callbacks use malloc while threads hammer it (the malloc lock keeps
  * preemption off, so a callback never finds it taken)? */
 static struct { struct nom_timer t; volatile int runs, bad; } cbm; /* changed by the callback */
@@ -633,7 +619,6 @@ static const struct {
     { "bulletin_board", test_bulletin_board, 0 },
     { "idle_hooks_and_notify", test_idle_hooks_and_notify, 0 },
     { "fpu_preempted", test_fpu_preempted, 0 },
-    { "idle_blocks_the_core", test_idle_blocks_the_core, 0 },
     { "callbacks_may_malloc", test_callbacks_may_malloc, 0 },
     { "sleepers_500", test_sleepers_500, 0 },
     { "signal_dispositions", test_signal_dispositions, 0 },
