@@ -69,6 +69,7 @@ struct nom_cpu {
     volatile int timer_fired;
     uint64_t timer_armed;           /* deadline given to NOM_SYS_TIMER_SET, 0 if none */
     uint64_t slice_start;           /* TSC when current started running */
+    uint64_t blocked_tsc;           /* TSC spent blocked in NOM_SYS_BLOCK (getrusage) */
     struct nom_runq runq;
     struct nom_upcall_ctl ctl;
     int in_callback;                /* running idle hooks / IRQ, notify, timer callbacks */
@@ -88,6 +89,8 @@ __attribute__((noreturn)) void nom_panic(const char *what);
 
 /* sched.c */
 struct nom_cpu *nom_cpu_self(void);
+/* TSC at start-up (start.c) */
+extern uint64_t nom_start_tsc;
 /* Who takes a lock now: the running thread, or the core's callback identity while callbacks
  * run on a thread's stack (so a callback never "re-enters" a lock that thread holds). */
 struct nom_thread *sched_lock_owner(void);

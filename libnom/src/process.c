@@ -117,19 +117,21 @@ pid_t setsid(void)
     return -1;
 }
 
-/* CPU time as the kernel accounts it on the bulletin board (all of it is user time: the
- * kernel does almost nothing for an application, paper 3.3). */
+/* CPU time: the time since start-up that the core was not blocked in NOM_SYS_BLOCK, all of it
+ * user time (the kernel does almost nothing for an application, paper 3.3). The board's
+ * cpu_ns is exact but refreshed only when the kernel republishes the row; this is current, and
+ * an upper bound if other applications share the vCPU. */
 int getrusage(int who, struct rusage *ru)
 {
-    struct nom_bb_app row;
     if (who != RUSAGE_SELF && who != RUSAGE_CHILDREN) {
         errno = EINVAL;
         return -1;
     }
     *ru = (struct rusage){ 0 };
-    if (who == RUSAGE_SELF && nom_bb_app(nom_app_id, &row) == 0) {
-        ru->ru_utime.tv_sec = (time_t)(row.cpu_ns / 1000000000ull);
-        ru->ru_utime.tv_usec = (suseconds_t)(row.cpu_ns / 1000 % 1000000);
+    if (who == RUSAGE_SELF) {
+        uint64_t ns = nom_tsc_to_ns(nom_tsc() - nom_start_tsc - nom_cpu_self()->blocked_tsc);
+        ru->ru_utime.tv_sec = (time_t)(ns / 1000000000ull);
+        ru->ru_utime.tv_usec = (suseconds_t)(ns / 1000 % 1000000);
     }
     return 0;
 }

@@ -233,8 +233,11 @@ static void block_core(struct nom_cpu *c)
     stack_ensure_mapped(&c->current->stack, (uintptr_t)__builtin_frame_address(0) - 1024);
     c->ctl.disabled = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    if (!c->work_pending && !timer_due() && runq_empty(&c->runq))
+    if (!c->work_pending && !timer_due() && runq_empty(&c->runq)) {
+        uint64_t t0 = nom_tsc();
         nom_sys_block(t ? t->deadline : 0);
+        c->blocked_tsc += nom_tsc() - t0;
+    }
     c->ctl.disabled = 0;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (c->ctl.pending)

@@ -4,10 +4,12 @@
 #include <string.h>
 #include <nom/bb.h>
 #include <nom/syscall.h>
+#include <nom/time.h>
 #include "libnom.h"
 
 uint32_t nom_app_id;
 char **environ;
+uint64_t nom_start_tsc;
 
 /* newlib's libc.a carries single-threaded defaults for its locks (misc/lock.o: every call
  * returns at once). libnom's (newlib_locks.c) must be the ones linked: naming one of their
@@ -80,6 +82,7 @@ static __attribute__((noreturn)) void start_main(void *arg)
  * timer. */
 __attribute__((noreturn)) void nom_start(struct nom_start_info *si)
 {
+    nom_start_tsc = nom_tsc();
     nom_app_id = si->app_id;
     environ = si->envp;
     heap_init();

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -590,6 +591,27 @@ static int test_signal_dispositions(void)
     return 1;
 }
 
+/* Does getrusage count the time the application computed and not the time it slept? */
+static uint64_t utime_us(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (uint64_t)ru.ru_utime.tv_sec * 1000000 + (uint64_t)ru.ru_utime.tv_usec;
+}
+
+static int test_getrusage(void)
+{
+    uint64_t u0 = utime_us(), t0 = now_ns();
+    while (now_ns() - t0 < 100000000ull) /* compute for 100 ms */
+        ;
+    uint64_t u1 = utime_us();
+    usleep(300000);
+    uint64_t u2 = utime_us();
+    CHECK(u1 - u0 >= 90000, "100 ms of computing counted as %llu us", (unsigned long long)(u1 - u0));
+    CHECK(u2 - u1 < 150000, "300 ms asleep counted as %llu us", (unsigned long long)(u2 - u1));
+    return 1;
+}
+
 /* On request only: does a fault in the main thread end the application with 139? */
 static int *volatile crash_target = (int *)8;
 
@@ -622,6 +644,7 @@ static const struct {
     { "callbacks_may_malloc", test_callbacks_may_malloc, 0 },
     { "sleepers_500", test_sleepers_500, 0 },
     { "signal_dispositions", test_signal_dispositions, 0 },
+    { "getrusage", test_getrusage, 0 },
     { "crash_main", test_crash_main, 1 },
 };
 
