@@ -1,6 +1,7 @@
 """memcached on nom under libmemcached's own tools (Debian's libmemcached-tools): does it pass
 memccapable's protocol checks, text and binary, and does it carry memaslap's load (the paper's
-GET/SET 90/10 mix, section 6) for a few seconds with every answer right?"""
+GET/SET 90/10 mix, section 6) for a few seconds with every answer right? Do libmemcached's
+client tools (memccp, memccat, memcrm, memcexist) store, fetch and remove through it?"""
 import re
 import shutil
 import subprocess
@@ -26,6 +27,28 @@ def test_memccapable_text_and_binary(memcached):
     assert {proto for proto, _, _ in results} == {"ascii", "binary"}
     assert [r for r in results if r[2] != "pass"] == [], out
     assert "All tests passed" in out
+
+
+@pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
+def test_libmemcached_copy_cat_remove(memcached, tmp_path, binary):
+    """libmemcached's client library through its command-line tools: a 300 KiB file stored with
+    memccp comes back intact through memccat, then memcrm removes it (memcexist says so)."""
+    for tool in ("memccp", "memccat", "memcrm", "memcexist"):
+        need(tool)
+    blob = tmp_path / f"blob-{'binary' if binary else 'text'}.bin"
+    blob.write_bytes(bytes((i * 7919 + i // 300) & 0xFF for i in range(300 * 1024)))
+    common = [f"--servers={memcached.host}:{memcached.port}"] + (["--binary"] if binary else [])
+
+    def run(tool, *args):
+        return subprocess.run([tool, *common, *args], capture_output=True, timeout=120)
+
+    assert run("memccp", str(blob)).returncode == 0
+    cat = run("memccat", blob.name)
+    assert cat.returncode == 0, cat.stderr
+    assert cat.stdout.removesuffix(b"\n") == blob.read_bytes()  # memccat ends with a newline
+    assert run("memcexist", blob.name).returncode == 0
+    assert run("memcrm", blob.name).returncode == 0
+    assert run("memcexist", blob.name).returncode != 0
 
 
 def run_memaslap(server, workdir, binary=False, conns=16, seconds=5):
