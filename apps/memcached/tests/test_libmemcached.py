@@ -94,3 +94,11 @@ def test_memaslap_with_batching_delay_20us(boot_memcached, tmp_path):
     with boot_memcached(tmp_path, "--batching-delay-us=20") as server:
         assert re.search(r"net: .* W=20$", server.vm.log(), re.M), server.vm.tail()
         run_memaslap(server, tmp_path)
+
+
+def test_memaslap_with_four_worker_threads(boot_memcached, tmp_path):
+    """-t 4: four libevent bases, each woken through its own pipe, on libnom's user threads;
+    memaslap's 16 connections are handed to them round-robin by memcached's dispatcher."""
+    with boot_memcached(tmp_path, "-t 4") as server:
+        assert server.stats()["threads"] == "4"
+        run_memaslap(server, tmp_path)
