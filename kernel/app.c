@@ -42,6 +42,13 @@ void app_publish(struct app *a) {
     bb_end_write();
 }
 
+/* Just the CPU time of a's row: called whenever one of its contexts leaves a CPU. */
+void app_publish_cpu_time(struct app *a) {
+    struct nom_bb *bb = bb_begin_write();
+    bb->apps[a->id - 1].cpu_ns = tsc_to_ns(a->cpu_tsc);
+    bb_end_write();
+}
+
 /* Writes into an application's memory through the direct map, ignoring its write protection
  * (loading read-only segments). The range must be mapped. */
 static void write_app_memory(struct app *a, uint64_t va, const void *src, uint64_t len) {

@@ -30,6 +30,7 @@ void bb_init(void) {
     bb->size = sizeof *bb;
     bb->tsc_hz = tsc_hz();
     bb->boot_tsc = rdtsc();
+    bb->boot_unix_ns = rtc_unix_seconds() * 1000000000ull;
     bb->mem_total_bytes = frame_count_total() * PAGE_SIZE;
     bb->mem_free_bytes = frame_count_free() * PAGE_SIZE;
     bb->ncpus = ncpus;
@@ -58,7 +59,8 @@ void bb_init(void) {
 /* One `bb:` line per resource at boot (the tests and tools read them). */
 void bb_log_all(void) {
     const struct nom_bb *bb = &board.bb;
-    kprintf("bb: abi %u generation %lu tsc_hz %lu\n", bb->abi_version, bb->generation, bb->tsc_hz);
+    kprintf("bb: abi %u generation %lu tsc_hz %lu boot_unix %lu\n", bb->abi_version, bb->generation,
+            bb->tsc_hz, bb->boot_unix_ns / 1000000000u);
     for (uint32_t i = 0; i < bb->ncpus; i++)
         kprintf("bb: cpu %u apic %u %s\n", i, bb->cpus[i].apic_id,
                 bb->cpus[i].online ? "online" : "offline");

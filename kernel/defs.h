@@ -145,6 +145,9 @@ uint64_t tsc_hz(void);
 uint64_t tsc_to_ns(uint64_t ticks);
 void udelay(uint64_t us);
 
+/* rtc.c */
+uint64_t rtc_unix_seconds(void);
+
 /* smp.c */
 void smp_boot_aps(const uint32_t *apic_ids, int n);
 _Noreturn void ap_main(struct cpu *c);
@@ -177,6 +180,7 @@ void app_kill(struct app *a, const char *fmt, ...) __attribute__((format(printf,
 void app_exit(struct app *a, int64_t status);
 void app_reap_context(struct ctx *c);
 void app_publish(struct app *a);
+void app_publish_cpu_time(struct app *a);
 
 /* sched.c */
 void sched_init_cpu(struct cpu *c);

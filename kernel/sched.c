@@ -146,6 +146,7 @@ static void switch_to(struct cpu *cpu, struct ctx *prev, struct ctx *next) {
     uint64_t now = rdtsc();
     if (prev) {
         prev->app->cpu_tsc += now - prev->run_since;
+        app_publish_cpu_time(prev->app);
         fpu_save(prev->fpu);
         prev->fs_base = rdmsr(0xc0000100);
         prev->gs_base = rdmsr(0xc0000102);

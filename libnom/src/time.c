@@ -9,9 +9,9 @@
 #include <nom/sched.h>
 #include <nom/time.h>
 
-/* nom's bulletin board carries no wall-clock time: CLOCK_REALTIME is boot time plus this
- * offset, 0 (1970) until the application sets it with clock_settime/settimeofday (e.g. from
- * the price provider's timestamps). Relative uses (timeouts, expiry) are unaffected. */
+/* CLOCK_REALTIME is the wall-clock time the kernel read from the RTC at boot (the board's
+ * boot_unix_ns) plus the monotonic time since, plus this offset, which clock_settime and
+ * settimeofday adjust (e.g. from the price provider's timestamps). */
 static int64_t realtime_offset_ns;
 
 uint64_t nom_tsc_hz(void)
@@ -68,9 +68,15 @@ uint64_t nom_ns_to_deadline(uint64_t ns)
     return d < nom_bb()->boot_tsc ? UINT64_MAX : d;
 }
 
+/* CLOCK_REALTIME minus CLOCK_MONOTONIC. */
+static uint64_t realtime_base_ns(void)
+{
+    return nom_bb()->boot_unix_ns + (uint64_t)realtime_offset_ns;
+}
+
 static uint64_t realtime_ns(void)
 {
-    return nom_now_ns() + (uint64_t)realtime_offset_ns;
+    return nom_now_ns() + realtime_base_ns();
 }
 
 static void ns_to_timespec(uint64_t ns, struct timespec *ts)
@@ -101,7 +107,7 @@ int clock_settime(clockid_t clock, const struct timespec *ts)
         return -1;
     }
     uint64_t want = (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
-    realtime_offset_ns = (int64_t)(want - nom_now_ns());
+    realtime_offset_ns = (int64_t)(want - nom_now_ns() - nom_bb()->boot_unix_ns);
     return 0;
 }
 
@@ -152,7 +158,7 @@ int clock_nanosleep(clockid_t clock, int flags, const struct timespec *req, stru
         return nanosleep(req, rem) ? errno : 0;
     uint64_t want = (uint64_t)req->tv_sec * 1000000000ull + (uint64_t)req->tv_nsec;
     if (clock == CLOCK_REALTIME)
-        want -= (uint64_t)realtime_offset_ns;
+        want -= realtime_base_ns();
     else if (clock != CLOCK_MONOTONIC)
         return EINVAL;
     nom_sleep_until(nom_ns_to_deadline(want));

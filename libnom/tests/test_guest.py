@@ -16,7 +16,7 @@ CONFORMANCE = ["stdio_floats", "malloc_million", "threads_pingpong_200", "cond_t
                "stack_overflow",
                "pipe_poll", "thread_locals", "bulletin_board", "idle_hooks_and_notify",
                "fpu_preempted", "callbacks_may_malloc",
-               "sleepers_500", "signal_dispositions", "getrusage"]
+               "sleepers_500", "signal_dispositions", "getrusage", "realtime_clock"]
 
 
 @pytest.fixture(scope="module")

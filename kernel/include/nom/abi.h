@@ -167,7 +167,8 @@ struct nom_device_grant {
  * The kernel delivers an upcall by saving the interrupted user context in a struct
  * nom_upcall_frame pushed on the context's upcall stack (16-byte aligned), then entering the
  * registered entry with rdi = frame, rsp = frame (minus a zero return address), in ring 3 with
- * interrupts on. While ctl->disabled is non-zero (the kernel sets it to 1 at delivery), further
+ * interrupts on. A page fault while upcalls are held (ctl->disabled set) cannot be delivered and
+ * ends the application. While ctl->disabled is non-zero (the kernel sets it to 1 at delivery), further
  * upcalls are held: the kernel sets ctl->pending and delivers them when the application calls
  * upcall_return, yield or block. The handler ends with upcall_return(frame) (it may edit
  * frame->regs first, e.g. to switch user threads).
@@ -267,7 +268,7 @@ struct nom_bb_app {
     uint32_t cores;   /* contexts running */
     uint32_t reserved;
     uint64_t mem_pages;
-    uint64_t cpu_ns;  /* CPU time its contexts have used */
+    uint64_t cpu_ns;  /* CPU time its contexts have used, republished when a context leaves a CPU */
     int64_t exit_status;
     struct nom_bb_app_report report;
 };
@@ -281,6 +282,7 @@ struct nom_bb {
     volatile uint64_t generation;
     uint64_t tsc_hz;
     uint64_t boot_tsc;
+    uint64_t boot_unix_ns; /* wall-clock time (Unix epoch, ns) at boot_tsc, from the RTC */
     uint64_t mem_total_bytes;
     uint64_t mem_free_bytes;
     uint32_t ncpus, ndevices, napps, reserved;

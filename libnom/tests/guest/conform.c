@@ -612,6 +612,21 @@ static int test_getrusage(void)
     return 1;
 }
 
+/* Is CLOCK_REALTIME the wall clock (the kernel's RTC reading), moving with the monotonic clock,
+ * and does clock_settime move it? */
+static int test_realtime_clock(void)
+{
+    struct timespec r0, r1, set = { 2000000000, 0 };
+    clock_gettime(CLOCK_REALTIME, &r0);
+    CHECK(r0.tv_sec > 1600000000, "CLOCK_REALTIME at %lld s is before 2020", (long long)r0.tv_sec);
+    CHECK(time(NULL) >= r0.tv_sec, "time() behind clock_gettime");
+    CHECK(clock_settime(CLOCK_REALTIME, &set) == 0, "clock_settime failed");
+    clock_gettime(CLOCK_REALTIME, &r1);
+    CHECK(r1.tv_sec >= 2000000000 && r1.tv_sec < 2000000010, "after clock_settime: %lld", (long long)r1.tv_sec);
+    clock_settime(CLOCK_REALTIME, &r0);
+    return 1;
+}
+
 /* On request only: does a fault in the main thread end the application with 139? */
 static int *volatile crash_target = (int *)8;
 
@@ -645,6 +660,7 @@ static const struct {
     { "sleepers_500", test_sleepers_500, 0 },
     { "signal_dispositions", test_signal_dispositions, 0 },
     { "getrusage", test_getrusage, 0 },
+    { "realtime_clock", test_realtime_clock, 0 },
     { "crash_main", test_crash_main, 1 },
 };
 
