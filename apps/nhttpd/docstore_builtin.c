@@ -34,7 +34,8 @@ int docstore_open(const char *path, struct doc *doc)
 {
     char full[1024];
     size_t n = strlen(path);
-    int w = snprintf(full, sizeof full, "%s%s", path, n > 0 && path[n - 1] == '/' ? "index.html" : "");
+    int w = snprintf(full, sizeof full, "%s%s", path,
+                     n > 0 && path[n - 1] == '/' ? "index.html" : "");
     const struct builtin_doc *d = w > 0 && (size_t)w < sizeof full ? find(full) : NULL;
     if (d == NULL)
         return -ENOENT;

@@ -50,7 +50,8 @@ def test_missing_is_404_and_keeps_the_connection(nhttpd):
 @pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "OPTIONS", "PATCH", "TRACE"])
 def test_known_methods_are_405(nhttpd, method):
     """Are methods nhttpd does not allow a 405 naming what is allowed?"""
-    raw = f"{method} / HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\n\r\nbodyGET / HTTP/1.1\r\nHost: t\r\n\r\n"
+    raw = (f"{method} / HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\n\r\nbody"
+           "GET / HTTP/1.1\r\nHost: t\r\n\r\n")
     refused, after = nhttpd.exchange(raw.encode(), count=2)
     assert refused.status == 405 and refused.headers["allow"] == "GET, HEAD"
     assert after.status == 200  # the body was skipped, not taken for the next request

@@ -276,8 +276,8 @@ static void bad_content_length(void)
     CHECK(status_of("GET / HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n") == 400);
     CHECK(status_of("GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1x\r\n\r\n") == 400);
     CHECK(status_of("GET / HTTP/1.1\r\nHost: a\r\nContent-Length:\r\n\r\n") == 400);
-    CHECK(status_of("GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n") ==
-          400);
+    CHECK(status_of("GET / HTTP/1.1\r\nHost: a\r\n"
+                    "Content-Length: 1\r\nContent-Length: 2\r\n\r\n") == 400);
 }
 
 /* Is Transfer-Encoding a 501, and with Content-Length a 400 (RFC 9112 6.1)? */
