@@ -128,6 +128,11 @@
 #define LWIP_HAVE_LOOPIF            0
 #define LWIP_NETIF_HOSTNAME         0
 
+/* ---- Hooks (lwip_hooks.h, tcp_hooks.c): RFC 6528 sequence numbers, TIME-WAIT reuse ---- */
+#define LWIP_HOOK_FILENAME          "lwip_hooks.h"
+#define LWIP_HOOK_TCP_ISN(lip, lport, rip, rport) nomnet_tcp_isn((lip), (lport), (rip), (rport))
+#define LWIP_HOOK_IP4_INPUT(p, inp) nomnet_ip4_input((p), (inp))
+
 /* ---- Byte order, statistics, debugging ------------------------------------------------- */
 #define LWIP_DONT_PROVIDE_BYTEORDER_FUNCTIONS 1 /* htons etc. come from libnom's headers */
 #define LWIP_STATS                  0  /* our own counters (nom/net.h) are cheaper */

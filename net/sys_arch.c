@@ -13,8 +13,8 @@ u32_t sys_now(void)
 
 static uint64_t rand_state;
 
-/* xorshift64*: fast, and good enough for sequence numbers that only have to differ between
- * boots and connections (RFC 6528 wants more; noted as a limit in net/README.md). */
+/* xorshift64*: fast, and enough for what lwIP draws (DHCP transaction ids, the first
+ * ephemeral port) and for the secret of the sequence-number hash (tcp_hooks.c). */
 unsigned int nomnet_rand(void)
 {
     if (rand_state == 0)

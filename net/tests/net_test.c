@@ -325,6 +325,48 @@ static void eof_client(void)
 
 static void case_tcp_close_eof(void) { run_pair(eof_client, eof_server, 1, 0, 0); }
 
+/* ---- tcp_timewait_reuse: the server closed first (TIME-WAIT there); the client reconnects
+ * from the same port at once and is served (RFC 1122 4.2.2.13, tcp_hooks.c) ---- */
+
+#define CLIENT_PORT 40000
+
+static void tw_server(void)
+{
+    int l = tcp_listener(PORT_TCP), c;
+    char buf[8];
+    for (int round = 0; round < 2; round++) {
+        c = accept(l, NULL, NULL);
+        CHECK(c >= 0, "accept %d", round);
+        write_all(c, "bye", 3);
+        CHECK(fake_close(c) == 0, "close first"); /* active close: TIME-WAIT here */
+    }
+    CHECK(fake_read(l, buf, 1) == -1 && errno == ENOTCONN, "read on a listener");
+    CHECK(fake_close(l) == 0, "close");
+}
+
+static int tw_connect_from(int port)
+{
+    int fd = tcp_socket(), one = 1;
+    struct sockaddr_in me = sin_of(0, port), to = sin_of(2, PORT_TCP);
+    CHECK(setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) == 0, "SO_REUSEADDR");
+    CHECK(bind(fd, (struct sockaddr *)&me, sizeof me) == 0, "bind port %d", port);
+    CHECK(connect(fd, (struct sockaddr *)&to, sizeof to) == 0, "connect from port %d", port);
+    return fd;
+}
+
+static void tw_client(void)
+{
+    char buf[8];
+    for (int round = 0; round < 2; round++) {
+        int fd = tw_connect_from(CLIENT_PORT);
+        CHECK(read_all(fd, buf, sizeof buf) == 3 && memcmp(buf, "bye", 3) == 0, "bye, EOF");
+        CHECK(fake_close(fd) == 0, "close");
+        fake_run_ms(100); /* our LAST-ACK completes: the port is free again here */
+    }
+}
+
+static void case_tcp_timewait_reuse(void) { run_pair(tw_client, tw_server, 1, 0, 0); }
+
 /* ---- tcp_window_full: a reader that does not read stops a non-blocking writer (EAGAIN,
  * no POLLOUT); once it reads, everything written arrives ---- */
 
@@ -738,6 +780,7 @@ static const struct { const char *name; void (*fn)(void); } cases[] = {
     { "tcp_refused", case_tcp_refused },
     { "tcp_reset", case_tcp_reset },
     { "tcp_close_eof", case_tcp_close_eof },
+    { "tcp_timewait_reuse", case_tcp_timewait_reuse },
     { "tcp_window_full", case_tcp_window_full },
     { "tcp_nonblocking", case_tcp_nonblocking },
     { "tcp_many", case_tcp_many },

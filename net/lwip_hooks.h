@@ -1,0 +1,20 @@
+/*
+ * lwip_hooks.h: the lwIP hooks nom's port defines (lwipopts.h names this file as
+ * LWIP_HOOK_FILENAME; lwIP includes it where hooks are called). Hooks are lwIP's own
+ * extension points: the stack stays unedited (STYLE.md). Implemented in net/tcp_hooks.c.
+ */
+#ifndef NOM_NET_LWIP_HOOKS_H
+#define NOM_NET_LWIP_HOOKS_H
+
+#include "lwip/ip_addr.h"
+#include "lwip/netif.h"
+#include "lwip/pbuf.h"
+
+/* Initial sequence numbers per RFC 6528: a clock plus a keyed hash of the connection. */
+u32_t nomnet_tcp_isn(const ip_addr_t *local_ip, u16_t local_port, const ip_addr_t *remote_ip,
+                     u16_t remote_port);
+/* Sees every IPv4 packet first; never eats one (returns 0). Lets a new SYN reopen a
+ * connection that waits in TIME-WAIT here (RFC 1122 4.2.2.13). */
+int nomnet_ip4_input(struct pbuf *p, struct netif *inp);
+
+#endif /* NOM_NET_LWIP_HOOKS_H */
