@@ -40,6 +40,7 @@ APPS = {
                 apps.NETPIPE_PINGPONG_PORT, False),
 }
 NET_UP = r"net: \S+ gw \S+ \((static|dhcp)\)"  # nom_net_start's line (nom/net.h)
+ALL_ENDED = r"nom: all applications ended"  # the kernel's last word when nothing runs
 
 
 class NomDriver(LabDriver):
@@ -79,9 +80,11 @@ class NomDriver(LabDriver):
         _, _, port, probe = APPS[app]
         t0 = time.monotonic()
         try:
-            vm.wait_for(NET_UP, BOOT_TIMEOUT_S)
+            m = vm.wait_for(f"{NET_UP}|{ALL_ENDED}", BOOT_TIMEOUT_S)
         except TimeoutError as e:
             raise GuestError(f"nom's network did not come up for {app}: {e}") from None
+        if m.group(0).startswith("nom: all"):
+            raise GuestError(f"nom's {app} ended before serving:\n{vm.tail(8)}")
         if probe:
             self.wait_port(vm, port, BOOT_TIMEOUT_S - (time.monotonic() - t0))
         else:

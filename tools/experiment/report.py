@@ -190,7 +190,9 @@ class Report:
         self.out("## Cells not run, failed, or with a phase that served nothing", "",
                  "| app | guest | variant | status | reason |", "|---|---|---|---|---|")
         for (app, guest, variant, status, reason), runs in sorted(rows.items()):
-            reason = reason.replace("|", "/").replace("\n", " ")
+            reason = " ".join(reason.replace("|", "/").split())
+            if len(reason) > 400:  # the whole text is in the record
+                reason = reason[:400] + " [...]"
             self.out(f"| {app} | {GUEST_LABEL[guest]} | {variant} | {status} "
                      f"(run {', '.join(map(str, runs))}) | {reason} |")
         self.out("")
