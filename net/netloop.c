@@ -50,8 +50,9 @@ static void netloop_rearm(uint64_t extra_deadline)
     u32_t sleep_ms = sys_timeouts_sleeptime();
     uint64_t dev_deadline = vnet_next_deadline(loop_dev);
 
-    deadline = sleep_ms == SYS_TIMEOUTS_SLEEPTIME_INFINITE ? 0
-                                                           : now + nom_us_to_tsc(sleep_ms * 1000ull);
+    deadline = 0;
+    if (sleep_ms != SYS_TIMEOUTS_SLEEPTIME_INFINITE)
+        deadline = now + nom_us_to_tsc(sleep_ms * 1000ull);
     if (dev_deadline && (deadline == 0 || dev_deadline < deadline))
         deadline = dev_deadline;
     if (extra_deadline && (deadline == 0 || extra_deadline < deadline))

@@ -158,21 +158,26 @@ int tcpsock_bind_nb(struct nomsock *s, const ip_addr_t *ip, u16_t port)
     return -nomsock_err_from_lwip(tcp_bind(s->pcb.tcp, ip, port));
 }
 
+/* listen()'s backlog as lwIP's (a u8_t counting half-open connections, and established ones
+ * beyond NOMSOCK_ACCEPT_QUEUE). */
+static u8_t lwip_backlog(int backlog)
+{
+    return (u8_t)(backlog < 1 ? 1 : backlog > 255 ? 255 : backlog);
+}
+
 int tcpsock_listen_nb(struct nomsock *s, int backlog)
 {
     struct tcp_pcb *lpcb;
     err_t err;
     if (s->state == NS_LISTEN) {
-        tcp_backlog_set(s->pcb.tcp, (u8_t)(backlog < 1 ? 1 : backlog > 255 ? 255 : backlog));
+        tcp_backlog_set(s->pcb.tcp, lwip_backlog(backlog));
         return 0;
     }
     if (s->state != NS_OPEN)
         return -EINVAL;
     if (s->pcb.tcp->local_port == 0 && tcp_bind(s->pcb.tcp, IP4_ADDR_ANY, 0) != ERR_OK)
         return -EADDRINUSE;
-    lpcb = tcp_listen_with_backlog_and_err(s->pcb.tcp,
-                                           (u8_t)(backlog < 1 ? 1 : backlog > 255 ? 255 : backlog),
-                                           &err);
+    lpcb = tcp_listen_with_backlog_and_err(s->pcb.tcp, lwip_backlog(backlog), &err);
     if (lpcb == NULL)
         return -nomsock_err_from_lwip(err);
     /* The old pcb is gone; the listen pcb carries no recv/sent/err callbacks. */

@@ -248,7 +248,10 @@ static void lossy_sender(void)
 }
 
 static void case_tcp_transfer_lossy(void) { run_pair(lossy_sender, transfer_receiver, 1, 0, 0); }
-static void case_tcp_transfer_batched(void) { run_pair(transfer_sender, transfer_receiver, 1, 20, 20); }
+static void case_tcp_transfer_batched(void)
+{
+    run_pair(transfer_sender, transfer_receiver, 1, 20, 20);
+}
 
 /* A ring of 8 descriptors: the netif's backlog and lwIP's retries carry the transfer, and the
  * closing handshake still completes. */
@@ -649,7 +652,8 @@ static void dhcp_server(void)
         if (r == 0)
             continue;
         acked = rep[242] == 5;
-        CHECK(sendto(fd, rep, r, 0, (struct sockaddr *)&bcast, sizeof bcast) == (ssize_t)r, "reply");
+        CHECK(sendto(fd, rep, r, 0, (struct sockaddr *)&bcast, sizeof bcast) == (ssize_t)r,
+              "reply");
     }
     CHECK(fake_close(fd) == 0, "close");
 }

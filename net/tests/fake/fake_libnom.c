@@ -289,7 +289,9 @@ int nomfake_fcntl(int fd, int cmd, ...)
 
 int fake_poll(struct pollfd *p, unsigned n, int timeout_ms)
 {
-    uint64_t deadline = timeout_ms < 0 ? 0 : nom_tsc() + nom_us_to_tsc((uint64_t)timeout_ms * 1000u);
+    uint64_t deadline = 0;
+    if (timeout_ms >= 0)
+        deadline = nom_tsc() + nom_us_to_tsc((uint64_t)timeout_ms * 1000u);
     for (;;) {
         int ready = 0;
         for (unsigned i = 0; i < n; i++) {
