@@ -191,8 +191,8 @@ class Report:
                  "| app | guest | variant | status | reason |", "|---|---|---|---|---|")
         for (app, guest, variant, status, reason), runs in sorted(rows.items()):
             reason = " ".join(reason.replace("|", "/").split())
-            if len(reason) > 400:  # the whole text is in the record
-                reason = reason[:400] + " [...]"
+            if len(reason) > 400:  # the whole text is in the record; a console's end says most
+                reason = reason[:120] + " [...] " + reason[-260:]
             self.out(f"| {app} | {GUEST_LABEL[guest]} | {variant} | {status} "
                      f"(run {', '.join(map(str, runs))}) | {reason} |")
         self.out("")
