@@ -29,6 +29,12 @@ int nomsock_from_sockaddr(const struct sockaddr *sa, socklen_t len, ip_addr_t *i
     return 0;
 }
 
+int nomsock_inet_addr(const struct sockaddr *sa, socklen_t len, ip_addr_t *ip, u16_t *port)
+{
+    int unspec, r = nomsock_from_sockaddr(sa, len, ip, port, &unspec);
+    return r == 0 && unspec ? -EAFNOSUPPORT : r;
+}
+
 void nomsock_to_sockaddr(const ip_addr_t *ip, u16_t port, struct sockaddr *sa, socklen_t *len)
 {
     struct sockaddr_in sin;

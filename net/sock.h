@@ -142,6 +142,8 @@ short udpsock_readiness(struct nomsock *s);
 /* sockaddr_in -> lwIP address; -EAFNOSUPPORT, -EINVAL (short). AF_UNSPEC gives *unspec = 1. */
 int nomsock_from_sockaddr(const struct sockaddr *sa, socklen_t len, ip_addr_t *ip, u16_t *port,
                           int *unspec);
+/* The same where an address is required: AF_UNSPEC is -EAFNOSUPPORT. */
+int nomsock_inet_addr(const struct sockaddr *sa, socklen_t len, ip_addr_t *ip, u16_t *port);
 /* lwIP address -> sockaddr_in, truncated to *len as POSIX says; *len = full size. */
 void nomsock_to_sockaddr(const ip_addr_t *ip, u16_t port, struct sockaddr *sa, socklen_t *len);
 

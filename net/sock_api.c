@@ -93,12 +93,10 @@ int bind(int fd, const struct sockaddr *addr, socklen_t len)
     struct nomsock *s = nomsock_get(fd);
     ip_addr_t ip;
     u16_t port;
-    int unspec, r;
+    int r;
     if (s == NULL)
         return -1;
-    r = nomsock_from_sockaddr(addr, len, &ip, &port, &unspec);
-    if (r == 0 && unspec)
-        r = -EAFNOSUPPORT;
+    r = nomsock_inet_addr(addr, len, &ip, &port);
     if (r < 0)
         return (int)nomsock_ret(r);
     nom_preempt_disable();
@@ -335,7 +333,7 @@ ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockad
     struct nomsock *s;
     ip_addr_t ip;
     u16_t port;
-    int unspec, r;
+    int r;
     if (to == NULL)
         return send(fd, buf, n, flags);
     s = nomsock_get(fd);
@@ -343,9 +341,7 @@ ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockad
         return -1;
     if (s->type == SOCK_STREAM)
         return s->state == NS_CONNECTED ? send(fd, buf, n, flags) : nomsock_ret(-EISCONN);
-    r = nomsock_from_sockaddr(to, len, &ip, &port, &unspec);
-    if (r == 0 && unspec)
-        r = -EAFNOSUPPORT;
+    r = nomsock_inet_addr(to, len, &ip, &port);
     if (r < 0)
         return nomsock_ret(r);
     return sock_send(fd, &iov, 1, flags, &ip, port);
@@ -355,14 +351,12 @@ ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
     ip_addr_t ip;
     u16_t port = 0;
-    int unspec = 0, r;
+    int r;
     if (msg->msg_name != NULL) {
         struct nomsock *s = nomsock_get(fd);
         if (s == NULL)
             return -1;
-        r = nomsock_from_sockaddr(msg->msg_name, msg->msg_namelen, &ip, &port, &unspec);
-        if (r == 0 && unspec)
-            r = -EAFNOSUPPORT;
+        r = nomsock_inet_addr(msg->msg_name, msg->msg_namelen, &ip, &port);
         if (r < 0)
             return nomsock_ret(r);
         if (s->type == SOCK_STREAM)
