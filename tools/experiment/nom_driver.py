@@ -9,6 +9,7 @@ never touches the tap, so it is not billed as the application's.
 Variants: "adaptive" (the application picks W from price and load; needs priced) and "w=N"
 (the application's --batching-delay=N, paper 6.5).
 """
+import hashlib
 import json
 import os
 import time
@@ -71,6 +72,8 @@ class NomDriver(LabDriver):
                                     f"{PRICE_URL.format(port=self.price_port)}"))
             nics.append(Nic(mac="52:54:00:12:34:57", backend="user"))
         iso = make_iso(KERNEL, modules, os.path.join(workdir, "vm", "nom.iso"))
+        self.image = {"modules": [f"{os.path.relpath(e, BUILD)} {c}" for e, c in modules],
+                      "iso_sha256": _sha256(iso), "iso": iso}
         return VM(iso=iso, smp=1, memory_mb=MEMORY_MB, nics=nics, accel=self.accel,
                   extra_args=extra_args, workdir=os.path.join(workdir, "vm"), name="nom")
 
@@ -89,6 +92,20 @@ class NomDriver(LabDriver):
             self.wait_port(vm, port, BOOT_TIMEOUT_S - (time.monotonic() - t0))
         else:
             time.sleep(1.0)
+
+    def start(self, app, variant, workdir, on_network=None):
+        info = super().start(app, variant, workdir, on_network)
+        return dict(info, image={k: v for k, v in self.image.items() if k != "iso"})
+
+    def stop(self):
+        """Stops the guest; the ISO (12 MB a cell) goes, its modules and checksum stay in the
+        record."""
+        try:
+            super().stop()
+        finally:
+            iso = getattr(self, "image", {}).get("iso")
+            if iso and os.path.exists(iso):
+                os.unlink(iso)
 
     def load(self, phase, seconds):
         """LabDriver's figures plus what the application says of itself at the end of the
@@ -114,6 +131,14 @@ class NomDriver(LabDriver):
             return {"error": "GET /nom/stats is not JSON", "raw": path}
         return {"w_us": _find(stats, "batching_delay_us"),
                 "price": _find(stats, "bandwidth_price_usd_per_gbit"), "raw": path}
+
+
+def _sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def _find(doc, key):
