@@ -40,7 +40,7 @@ run: all
 	python3 tools/nomrun.py --iso $(BUILD)/nom.iso
 
 # Builds everything and runs every test; the last line reads "N passed, N failed".
-test: all
+test: all host-tools
 	@mkdir -p $(BUILD)
 	@python3 -m pytest -q -p no:cacheprovider --junitxml=$(BUILD)/test-results.xml; \
 	    status=$$?; python3 tools/test_summary.py $(BUILD)/test-results.xml; exit $$status

@@ -102,3 +102,23 @@ def test_live_short_run_of_the_linux_guest(tmp_path):
     assert "not run" not in row
     assert "no OSv image given" in text
     assert json.loads((out / "machine.json").read_text())["accel"] in ("tcg", "kvm")
+
+
+def test_quick_mode_compares_linux_and_nom(tmp_path):
+    """What CI runs of the experiment: `make experiment EXPERIMENT_ARGS=--quick`, i.e. nhttpd on
+    the Linux guest and on nom (fixed W = 0 and 20), one short run, a full report."""
+    import linuxguest
+    try:
+        linuxguest.build()
+    except linuxguest.BuildError as e:
+        pytest.skip(f"the Linux guest cannot be built here: {e}")
+    out = tmp_path / "quick"
+    assert main(["--quick", "--output", str(out)]) == 0
+    text = (out / "report.md").read_text()
+    assert text.splitlines()[0].lower().count("tcg") + text.splitlines()[0].lower().count("kvm") >= 1
+    with open(out / "figures.csv") as f:
+        rows = list(csv.DictReader(f))
+    for guest in ("linux", "nom"):
+        served = [r for r in rows if r["app"] == "nhttpd" and r["guest"] == guest
+                  and float(r["ops_s"] or 0) > 0]
+        assert served, f"{guest} served nothing in quick mode:\n{text[:3000]}"
