@@ -224,7 +224,7 @@ def build(out=OUT, force=False):
         with open(stamp) as f:
             if f.read().strip() == key:
                 return {"kernel": kernel, "initrd": initrd, "release": release, "apps": served}
-    tmp = initrd + ".tmp"
+    tmp = f"{initrd}.{os.getpid()}.tmp"  # concurrent builders must not share the temporary file
     write_cpio({p: (mode, _read(src)) for p, (mode, src) in files.items()}, tmp)
     os.replace(tmp, initrd)
     with open(stamp, "w") as f:
