@@ -1,8 +1,5 @@
 /* addrinfo.c: getaddrinfo/freeaddrinfo/gai_strerror for numeric IPv4 hosts and ports
- * (issue 4: no DNS; "localhost" is the one name, as every hosts file has it).
- * Weak: libnom's <netdb.h> says libnom will implement these too; when it does, its
- * definitions win at link time instead of clashing (and freeaddrinfo must come with its own
- * getaddrinfo: both are weak here, so a strong pair from libnom replaces both). */
+ * (issue 4: no DNS; "localhost" is the one name, as every hosts file has it). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -68,7 +65,7 @@ static struct addrinfo *new_result(int socktype, int protocol, struct in_addr ad
     return &b->ai;
 }
 
-__attribute__((weak)) int getaddrinfo(const char *node, const char *service,
+int getaddrinfo(const char *node, const char *service,
                                      const struct addrinfo *hints, struct addrinfo **res)
 {
     static const struct addrinfo none;
@@ -103,7 +100,7 @@ __attribute__((weak)) int getaddrinfo(const char *node, const char *service,
     return 0;
 }
 
-__attribute__((weak)) void freeaddrinfo(struct addrinfo *ai)
+void freeaddrinfo(struct addrinfo *ai)
 {
     while (ai != NULL) {
         struct addrinfo *next = ai->ai_next;
@@ -113,7 +110,7 @@ __attribute__((weak)) void freeaddrinfo(struct addrinfo *ai)
     }
 }
 
-__attribute__((weak)) const char *gai_strerror(int code)
+const char *gai_strerror(int code)
 {
     switch (code) {
     case 0:            return "Success";

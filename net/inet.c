@@ -1,7 +1,5 @@
 /* inet.c: inet_aton, inet_addr, inet_ntoa, inet_pton, inet_ntop for IPv4 (<arpa/inet.h>), on
- * lwIP's parser and printer so the stack and the applications read addresses alike.
- * Weak: libnom's <arpa/inet.h> says libnom will implement these too (with IPv6 text forms);
- * when it does, its definitions win at link time instead of clashing. */
+ * lwIP's parser and printer so the stack and the applications read addresses alike. */
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -10,7 +8,7 @@
 
 #include "lwip/ip4_addr.h"
 
-__attribute__((weak)) int inet_aton(const char *cp, struct in_addr *inp)
+int inet_aton(const char *cp, struct in_addr *inp)
 {
     ip4_addr_t a;
     if (!ip4addr_aton(cp, &a))
@@ -20,13 +18,13 @@ __attribute__((weak)) int inet_aton(const char *cp, struct in_addr *inp)
     return 1;
 }
 
-__attribute__((weak)) in_addr_t inet_addr(const char *cp)
+in_addr_t inet_addr(const char *cp)
 {
     struct in_addr a;
     return inet_aton(cp, &a) ? a.s_addr : (in_addr_t)0xffffffffu; /* INADDR_NONE */
 }
 
-__attribute__((weak)) char *inet_ntoa(struct in_addr in)
+char *inet_ntoa(struct in_addr in)
 {
     static char buf[16];
     ip4_addr_t a;
@@ -56,7 +54,7 @@ static int dotted_quad(const char *s)
     }
 }
 
-__attribute__((weak)) int inet_pton(int af, const char *src, void *dst)
+int inet_pton(int af, const char *src, void *dst)
 {
     struct in_addr a;
     if (af != AF_INET) {
@@ -69,7 +67,7 @@ __attribute__((weak)) int inet_pton(int af, const char *src, void *dst)
     return 1;
 }
 
-__attribute__((weak)) const char *inet_ntop(int af, const void *src, char *dst,
+const char *inet_ntop(int af, const void *src, char *dst,
                                            socklen_t size)
 {
     ip4_addr_t a;

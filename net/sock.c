@@ -3,9 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
-#if __has_include(<sys/ioctl.h>) /* libnom has no <sys/ioctl.h> yet: then no FIONREAD */
 #include <sys/ioctl.h>
-#endif
 
 #include <nom/fd.h>
 #include <nom/sched.h>
@@ -169,7 +167,7 @@ static short sock_poll(void *priv)
     return r;
 }
 
-#ifdef FIONREAD
+/* FIONREAD; FIONBIO is libnom's (the table keeps O_NONBLOCK). */
 static int sock_ioctl(void *priv, unsigned long request, void *arg)
 {
     struct nomsock *s = priv;
@@ -183,9 +181,6 @@ static int sock_ioctl(void *priv, unsigned long request, void *arg)
     nom_preempt_enable();
     return 0;
 }
-#else
-#define sock_ioctl NULL
-#endif
 
 const struct nom_file_ops nomsock_ops = {
     .read = sock_read,

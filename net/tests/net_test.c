@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -429,7 +430,7 @@ static void case_tcp_window_full(void) { run_pair(window_client, window_server, 
 
 static void nb_server(void)
 {
-    int l = tcp_listener(PORT_TCP), c;
+    int l = tcp_listener(PORT_TCP), c, n = -1;
     struct sockaddr_in peer;
     socklen_t len = sizeof peer;
     struct pollfd p = { l, POLLIN, 0 };
@@ -440,6 +441,9 @@ static void nb_server(void)
     CHECK(fake_poll(&p, 1, -1) == 1 && (p.revents & POLLIN), "poll the listener");
     c = accept(l, (struct sockaddr *)&peer, &len);
     CHECK(c >= 0 && len == sizeof peer && peer.sin_addr.s_addr == addr_of(1), "accept's peer");
+    p.fd = c;
+    CHECK(fake_poll(&p, 1, -1) == 1, "poll the connection");
+    CHECK(fake_ioctl(c, FIONREAD, &n) == 0 && n == 1, "FIONREAD says %d", n);
     CHECK(read_all(c, &b, 1) == 1 && b == 'n', "byte");
     write_all(c, "b", 1);
     CHECK(fake_close(c) == 0 && fake_close(l) == 0, "close");

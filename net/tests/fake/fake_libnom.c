@@ -287,6 +287,15 @@ int nomfake_fcntl(int fd, int cmd, ...)
     return (int)ret(-EINVAL);
 }
 
+int fake_ioctl(int fd, unsigned long request, void *arg)
+{
+    if (fd < 0 || fd >= FAKE_FDS || fds[fd].ops == NULL)
+        return (int)ret(-EBADF);
+    if (fds[fd].ops->ioctl == NULL)
+        return (int)ret(-ENOTTY);
+    return (int)ret(fds[fd].ops->ioctl(fds[fd].priv, request, arg));
+}
+
 int fake_poll(struct pollfd *p, unsigned n, int timeout_ms)
 {
     uint64_t deadline = 0;

@@ -24,6 +24,8 @@ int fake_close(int fd);
 /* poll(2) over the fake table; timeout_ms < 0: forever. */
 int fake_poll(struct pollfd *fds, unsigned nfds, int timeout_ms);
 int nomfake_fcntl(int fd, int cmd, ...);
+/* ioctl(2) over the fake table: the file kind's ioctl op. */
+int fake_ioctl(int fd, unsigned long request, void *arg);
 /* Runs the stack for ms milliseconds (idle hooks, timers). */
 void fake_run_ms(unsigned ms);
 /* How many times nom_fd_event() was called. */
