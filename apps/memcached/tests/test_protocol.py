@@ -1,6 +1,7 @@
 """memcached on nom through a real client (pymemcache, text protocol): do the commands a cache
 user relies on answer as memcached's own protocol.txt says, for small and large values, over
 one connection and over many at once? Each test uses keys of its own (one server for all)."""
+import re
 import threading
 import time
 
@@ -141,6 +142,16 @@ def test_many_connections(memcached):
     for t in threads:
         t.join(300)
     assert not errors
+
+
+def test_net_options_are_not_memcached_s(boot_memcached, tmp_path):
+    """net/'s own options (static address, W) are taken out of argv by nom_net_start before
+    memcached's getopt, which would refuse them."""
+    net_options = "--ip=10.0.2.15/24 --gw=10.0.2.2 --batching-delay-us=40"
+    with boot_memcached(tmp_path, net_options) as server:
+        assert re.search(r"^net: 10.0.2.15/24 gw 10.0.2.2 \(static\) W=40$", server.vm.log(),
+                         re.M), server.vm.tail()
+        assert server.client().version() == b"1.6.18"
 
 
 def test_shutdown_command_ends_memcached_cleanly(boot_memcached, tmp_path):
