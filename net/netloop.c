@@ -1,5 +1,6 @@
 /* netloop.c: drives the stack from libnom's scheduler (see netloop.h). */
 #include <stddef.h>
+#include <stdio.h>
 
 #include "lwip/init.h"
 #include "lwip/timeouts.h"
@@ -33,6 +34,18 @@ void net_stack_init(void)
 struct vnet *netloop_device(void)
 {
     return loop_dev;
+}
+
+/* A BROKEN device (virtio_net.h) never recovers: say so once, or the application just goes
+ * silent on the network with no trace of why. */
+static void netloop_report_broken(void)
+{
+    static int said;
+    if (!said) {
+        said = 1;
+        printf("net: the NIC is broken (driver: device reset request or bad ring state); "
+               "the network is down\n");
+    }
 }
 
 static void netloop_timer_fired(void *arg)
@@ -70,6 +83,8 @@ int netloop_run(void)
         return 0;
     nom_preempt_disable();
     n = vnet_poll(loop_dev, netif_virtio_rx, loop_netif);
+    if (n == -VNET_EIO)
+        netloop_report_broken();
     sys_check_timeouts();
     waiting = netif_virtio_tx_drain(loop_netif);
     vnet_tx_commit(loop_dev);
