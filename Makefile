@@ -55,5 +55,11 @@ host-tools: $(STAMP)
 experiment: all host-tools
 	python3 tools/experiment/run.py $(EXPERIMENT_ARGS)
 
+# Issue 4's data-path benchmark: nhttpd on nom per batching delay and on Linux, and rawecho's
+# round trip (tools/bench/README.md). BENCH_ARGS=--quick runs the one-minute check.
+.PHONY: bench
+bench: all host-tools
+	python3 tools/bench/run.py $(BENCH_ARGS)
+
 clean:
 	rm -rf $(BUILD)/kernel $(BUILD)/libnom $(BUILD)/drivers $(BUILD)/net $(BUILD)/apps $(BUILD)/*.iso

@@ -1,0 +1,89 @@
+"""make bench: the quick mode on real boots (nom at two W, Linux, rawecho), and its outputs."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from bench import report
+from bench.run import FULL, QUICK, failures, parse_args
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RUN = os.path.join(os.path.dirname(HERE), "run.py")
+PHASE_KEYS = {"conns", "seconds", "requests", "requests_per_s", "errors", "latency_us",
+              "latency_tool", "nomload", "wrk_latency_us", "per_request", "server", "raw"}
+
+
+def test_quick_defaults_yield_to_explicit_flags():
+    """Does --quick set its defaults only where no flag was given?"""
+    a = parse_args(["--quick", "--seconds", "3"])
+    assert (a.w_values, a.seconds, a.echoes) == ([0, 20], 3, QUICK["echoes"])
+    b = parse_args([])
+    assert (b.w_values, b.seconds) == ([0, 5, 10, 20, 40], FULL["seconds"])
+
+
+def test_failed_cells_are_counted_and_shown_not_filled_in():
+    """Does a guest that failed to boot appear as failed in the table, with no number?"""
+    result = {"machine": {"accel": "tcg", "accel_reason": "test", "date_utc": "d", "commit": "c",
+                          "dirty": False, "cpu_model": "cpu", "cpus": 2, "qemu": "q"},
+              "settings": {"seconds": 1, "quick": True},
+              "nhttpd": [{"guest": "nom", "w_us": 0, "error": "GuestError: no boot"},
+                         {"guest": "linux", "w_us": None, "many": {"error": "LoadError: x"},
+                          "single": {"error": "LoadError: y"}}],
+              "rawecho": {"error": "not run"}}
+    text = report.markdown(result)
+    assert failures(result) == 4
+    assert "failed: GuestError: no boot" in text and "rawecho not measured" in text
+    assert text.splitlines()[0].startswith("# nom data-path benchmark, TCG")
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench") / "quick"
+    r = subprocess.run([sys.executable, RUN, "--quick", "--output", str(out)],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, f"exit {r.returncode}\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}"
+    with open(out / "bench.json") as f:
+        return out, json.load(f), r.stdout
+
+
+def test_quick_mode_writes_json_and_table_naming_the_accelerator(quick):
+    """Does the quick run write both files, stating TCG or KVM and the machine?"""
+    out, result, _ = quick
+    assert result["machine"]["accel"] in ("tcg", "kvm")
+    assert result["machine"]["cpu_model"] and result["machine"]["qemu"]
+    assert result["failures"] == 0 and not result["interrupted"]
+    table = (out / "bench.md").read_text()
+    assert result["machine"]["accel"].upper() in table.splitlines()[0]
+
+
+def test_quick_mode_has_every_guest_and_phase_with_nonzero_counters(quick):
+    """Has each nom W and Linux both phases with requests, latencies and non-zero counters?"""
+    out, result, stdout = quick
+    rows = {(r["guest"], r["w_us"]): r for r in result["nhttpd"]}
+    assert set(rows) == {("nom", 0), ("nom", 20), ("linux", None)}, stdout
+    for key, row in rows.items():
+        for phase in ("many", "single"):
+            f = row[phase]
+            assert PHASE_KEYS <= set(f), (key, phase, f)
+            assert f["requests"] > 0 and f["errors"] == 0, (key, phase, f)
+            assert set(f["latency_us"]) == {"mean", "p50", "p99", "stddev"}
+            per = f["per_request"]
+            assert per["notifies_per_req"] > 0, (key, phase, per)
+            if result["machine"]["accel"] == "tcg":
+                assert per["insns_per_req"] > 0, (key, phase, per)
+            assert os.path.isfile(out / f["raw"]["wrk"])
+        assert row["single"]["per_request"]["irqs_per_req"] > 0, (key, row["single"])
+        if key[0] == "nom":
+            assert row["many"]["server"]["batching_delay_us"] == key[1]
+
+
+def test_quick_mode_measures_the_rawecho_floor(quick):
+    """Has rawecho's round trip a row per W with non-zero kicks?"""
+    _, result, _ = quick
+    floor = result["rawecho"]
+    assert [r["batching_delay_us"] for r in floor["rows"]] == [0, 20]
+    for row in floor["rows"]:
+        assert row["single"]["rtt_us_median"] > 0
+        assert row["single"]["qemu_per_req"]["notifies_per_req"] > 0
