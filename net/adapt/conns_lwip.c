@@ -1,0 +1,26 @@
+/* conns_lwip.c: active TCP connections counted on lwIP's own list (NO_SYS=1, net/README.md:
+ * the stack's lock is nom_preempt_disable). lwIP stamps pcb->tmr with tcp_ticks (one tick per
+ * TCP_SLOW_INTERVAL, 500 ms) on every segment a connection receives (tcp_in.c), which is
+ * exactly "a user is talking on it" without any counter of our own on the data path. */
+#include "lwip/priv/tcp_priv.h"
+#include "lwip/tcp.h"
+#include <nom/sched.h>
+
+#include "conns.h"
+
+/* Received within the last ACTIVE_MS (to one tick): a user thinking longer than that between
+ * requests is not loading the server now. */
+#define ACTIVE_MS 1000u
+#define ACTIVE_TICKS (ACTIVE_MS / TCP_SLOW_INTERVAL)
+
+unsigned adapt_active_conns(void)
+{
+    unsigned n = 0;
+    nom_preempt_disable();
+    for (const struct tcp_pcb *pcb = tcp_active_pcbs; pcb != NULL; pcb = pcb->next) {
+        if (pcb->state == ESTABLISHED && (u32_t)(tcp_ticks - pcb->tmr) <= ACTIVE_TICKS)
+            n++;
+    }
+    nom_preempt_enable();
+    return n;
+}

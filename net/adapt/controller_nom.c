@@ -1,0 +1,220 @@
+/* controller_nom.c: the controller on nom (nom/adapt.h): options, the price from the bulletin
+ * board (slot 0, paper 3.7), the load sample timer, the decision, and its report on the board
+ * (NOM_SYS_APP_REPORT) and the console. Everything after nom_adapt_start runs in libnom's
+ * scheduler context, so it never blocks and writes the console with the system call (stdio
+ * may be held by a thread). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nom/adapt.h>
+#include <nom/bb.h>
+#include <nom/net.h>
+#include <nom/sched.h>
+#include <nom/syscall.h>
+#include <nom/time.h>
+
+#include "conns.h"
+
+#define PRICE_SLOT 0 /* where priced publishes the bandwidth price */
+
+struct options {
+    enum nom_utility_kind utility;
+    int adapt_given;
+    long fixed_w_us; /* -1: adaptive */
+};
+
+static struct {
+    struct nom_adapt_status st;
+    const struct nom_adapt_profile *prof;
+    struct nom_utility_params params;
+    struct nom_load_meter meter;
+    struct nom_timer timer;
+} ctl;
+
+/* The value of "--name=value" if arg is that option, else NULL. */
+static const char *value_of(const char *arg, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(arg, name, n) == 0 && arg[n] == '=' ? arg + n + 1 : NULL;
+}
+
+/* 1 if arg is one of ours (parsed into o), 0 if not, -EINVAL if ours but malformed. */
+static int parse_one(const char *arg, struct options *o)
+{
+    const char *v;
+    if (strcmp(arg, "--adapt") == 0) {
+        o->adapt_given = 1;
+        return 1;
+    }
+    if ((v = value_of(arg, "--utility")))
+        return nom_utility_parse(v, &o->utility) == 0 ? 1 : -EINVAL;
+    if ((v = value_of(arg, "--batching-delay"))) {
+        char *end;
+        unsigned long us = strtoul(v, &end, 10);
+        if (*v < '0' || *v > '9' || *end != '\0' || us > NOM_ADAPT_MAX_W_US)
+            return -EINVAL;
+        o->fixed_w_us = (long)us;
+        return 1;
+    }
+    return 0;
+}
+
+/* Takes our options out of argv (argv[*argc] stays NULL). */
+static int parse_options(int *argc, char **argv, struct options *o)
+{
+    int out = 1;
+    for (int i = 1; i < *argc; i++) {
+        int r = parse_one(argv[i], o);
+        if (r < 0) {
+            fprintf(stderr, "adapt: bad option %s (--utility=penalty|refund|bonus, --adapt, "
+                            "--batching-delay=0..%u)\n", argv[i], NOM_ADAPT_MAX_W_US);
+            return -EINVAL;
+        }
+        if (r == 0)
+            argv[out++] = argv[i];
+    }
+    argv[out] = NULL;
+    *argc = out;
+    if (o->adapt_given && o->fixed_w_us >= 0) {
+        fprintf(stderr, "adapt: --adapt and --batching-delay exclude each other\n");
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* Reads price slot 0 into the state; 1 if the price acted on changed. */
+static int read_price(void)
+{
+    struct nom_bb_price p;
+    int has = nom_bb_price(PRICE_SLOT, &p) == 0 && p.resource == NOM_RES_BANDWIDTH &&
+              p.unit == NOM_UNIT_GBIT;
+    double price = has ? (double)p.price_micro / 1e6 : 0.0; /* abi.h: micro-dollars */
+    int changed = has != ctl.st.has_price || price != ctl.st.price;
+    ctl.st.has_price = has;
+    ctl.st.price = price;
+    return changed;
+}
+
+static void report(void)
+{
+    struct nom_bb_app_report r = {
+        .batching_delay_ns = ctl.st.w_us * 1000u, /* W <= 1 s: fits in 32 bits */
+        .subscribe_prices = 1,
+        .price_seen_micro = llround(ctl.st.price * 1e6),
+        .profit_rate_micro = ctl.st.has_rate ? llround(ctl.st.profit_rate * 1e6) : 0,
+    };
+    nom_sys_app_report(&r);
+}
+
+static void log_decision(const char *why)
+{
+    char line[200];
+    int n = snprintf(line, sizeof line,
+                     "adapt: W=%u us (%s: load %s, %u active connections, price %lld u$/Gbit, "
+                     "%s %s expected %lld u$/s)\n",
+                     (unsigned)ctl.st.w_us, why, nom_load_name(ctl.st.load),
+                     ctl.st.active_conns, (long long)llround(ctl.st.price * 1e6),
+                     ctl.st.adaptive ? "adaptive" : "fixed", nom_utility_name(ctl.st.utility),
+                     ctl.st.has_rate ? (long long)llround(ctl.st.profit_rate * 1e6) : 0ll);
+    if (n > 0)
+        nom_sys_console_write(line, (uint64_t)n < sizeof line ? (uint64_t)n : sizeof line - 1);
+}
+
+/* Picks W for the current class and price (or rates the fixed W), applies and reports it. */
+static void decide(const char *why)
+{
+    struct nom_adapt_status *st = &ctl.st;
+    double rate = 0;
+    int i;
+    if (st->adaptive) {
+        i = nom_adapt_best(ctl.prof, st->load, st->utility, &ctl.params, st->price, &rate);
+        uint32_t w = i >= 0 ? ctl.prof->points[st->load][i].w_us : st->w_us;
+        if (w != st->w_us && nom_net_set_batching_delay_us(w) == 0) {
+            st->w_us = w;
+            st->w_changes++;
+        }
+    } else {
+        i = nom_adapt_find_w(ctl.prof, st->load, st->w_us);
+        const struct nom_adapt_point *pt = i >= 0 ? &ctl.prof->points[st->load][i] : NULL;
+        if (pt && nom_utility(st->utility, &ctl.params, pt->t_gbps, pt->latency_us,
+                              pt->jitter_us, st->price, &rate) != 0)
+            i = -EINVAL;
+    }
+    st->has_rate = i >= 0;
+    st->profit_rate = i >= 0 ? rate : 0;
+    st->decisions++;
+    report();
+    log_decision(why);
+}
+
+static void sample(void *arg)
+{
+    (void)arg;
+    ctl.st.active_conns = adapt_active_conns();
+    int load_changed = nom_load_meter_sample(&ctl.meter, ctl.st.active_conns);
+    ctl.st.load = ctl.meter.cls;
+    int price_changed = read_price(); /* a missed notification is caught here */
+    if (load_changed || price_changed)
+        decide(load_changed ? "load" : "price");
+    nom_timer_add(&ctl.timer, nom_tsc() + nom_us_to_tsc(NOM_ADAPT_SAMPLE_MS * 1000ull), sample,
+                  NULL);
+}
+
+static void on_notify(uint64_t bits, void *arg)
+{
+    (void)arg;
+    if ((bits & NOM_NOTIFY_PRICE) && read_price())
+        decide("price");
+}
+
+/* Checks the profile and the fixed W against the stack; prints why it cannot start. */
+static int check_start(const struct nom_adapt_profile *prof, const struct options *o)
+{
+    char why[160];
+    if (nom_adapt_profile_check(prof, why, sizeof why) != 0) {
+        fprintf(stderr, "adapt: %s\n", why);
+        return -EINVAL;
+    }
+    int r = nom_net_set_batching_delay_us(o->fixed_w_us >= 0 ? (uint32_t)o->fixed_w_us
+                                                             : nom_net_batching_delay_us());
+    if (r != 0)
+        fprintf(stderr, "adapt: the network stack is not started (%s)\n", strerror(-r));
+    return r;
+}
+
+int nom_adapt_start(int *argc, char **argv, const struct nom_adapt_profile *prof)
+{
+    struct options o = {.utility = NOM_UTILITY_PENALTY, .fixed_w_us = -1};
+    if (ctl.st.started)
+        return -EALREADY;
+    int r = parse_options(argc, argv, &o);
+    if (r == 0)
+        r = check_start(prof, &o);
+    if (r != 0)
+        return r;
+    nom_preempt_disable();
+    ctl.prof = prof;
+    ctl.params = nom_utility_defaults();
+    /* An idle server starts as "single": its first request is a lone one (nom/adapt.h). */
+    nom_load_meter_init(&ctl.meter, NOM_LOAD_SINGLE);
+    ctl.st = (struct nom_adapt_status){.started = 1, .adaptive = o.fixed_w_us < 0,
+                                       .utility = o.utility, .load = NOM_LOAD_SINGLE,
+                                       .w_us = nom_net_batching_delay_us()};
+    read_price();
+    nom_notify_handler_set(on_notify, NULL);
+    decide("start");
+    nom_timer_add(&ctl.timer, nom_tsc() + nom_us_to_tsc(NOM_ADAPT_SAMPLE_MS * 1000ull), sample,
+                  NULL);
+    nom_preempt_enable();
+    return 0;
+}
+
+void nom_adapt_status(struct nom_adapt_status *out)
+{
+    nom_preempt_disable();
+    *out = ctl.st;
+    nom_preempt_enable();
+}

@@ -1,0 +1,124 @@
+"""Host tests of net/adapt: builds the controller with the host gcc over fakes of libnom, the
+board and the stack (net/adapt/Makefile, target host) and runs each named case of
+adapt_test.c; then checks the C against tools/profit's Python: the same utility on shared
+operating points, the same choice of W over the test profile at every price."""
+import itertools
+import json
+import math
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from profit.utility import KINDS, utility
+
+HERE = Path(__file__).resolve().parent
+ADAPT = HERE.parent
+TOP = ADAPT.parent.parent
+BUILD = TOP / "build"
+OUT = BUILD / "net" / "adapt"
+TEST_PROFILE = HERE / "guest" / "profile.json"
+CASES = re.findall(r'^\s*\{ "(\w+)", case_\w+ \},$', (HERE / "adapt_test.c").read_text(), re.M)
+
+
+def make(target):
+    env = dict(os.environ, TOP=str(TOP), BUILD=str(BUILD))
+    r = subprocess.run(["make", "-s", "-C", str(ADAPT), target], env=env, capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+@pytest.fixture(scope="module")
+def adapt_test():
+    make("host")
+    return str(OUT / "host" / "adapt_test")
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_adapt_case(adapt_test, case):
+    r = subprocess.run([adapt_test, case], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and f"PASS {case}" in r.stdout, r.stdout + r.stderr
+
+
+def test_every_case_is_collected(adapt_test):
+    r = subprocess.run([adapt_test, "--list"], capture_output=True, text=True, check=True)
+    assert r.stdout.split() == CASES
+
+
+# Operating points around the paper's figures (table 1) and the edges of each function: the
+# SLO itself, no jitter, refunds beyond alpha, tiny latencies for the bonus, prices above alpha.
+POINTS = [(t, l, j, p) for t, (l, j), p in itertools.product(
+    (0.0, 0.0168, 1.0, 9.4),
+    ((63, 13), (399, 121), (402, 499), (750, 0), (750, 10), (760, 0), (1999, 5), (2500, 300),
+     (7638, 24148), (0.5, 0.1)),
+    (0.0, 1.0, 10.0, 25.0))]
+
+
+def _python_or_einval(kind, t, l, j, p):
+    try:
+        return utility(kind, t, l, j, p)
+    except ValueError:
+        return "EINVAL"
+
+
+def test_utility_matches_python(adapt_test):
+    """Every kind at every shared point: the C's double equals the Python's (to 1e-12)."""
+    cases = [(k,) + pt for k in KINDS for pt in POINTS]
+    cases += [("bonus", 1.0, 0.0, 0.0, 1.0), ("penalty", -1.0, 10.0, 1.0, 1.0),
+              ("penalty", 1.0, 10.0, -1.0, 1.0), ("refund", 1.0, -5.0, 0.0, 1.0)]
+    stdin = "".join(f"{k} {t!r} {l!r} {j!r} {p!r}\n" for k, t, l, j, p in cases)
+    r = subprocess.run([adapt_test, "utility"], input=stdin, capture_output=True, text=True,
+                       check=True)
+    got = r.stdout.split()
+    assert len(got) == len(cases)
+    for case, c in zip(cases, got):
+        py = _python_or_einval(*case)
+        if py == "EINVAL" or c == "EINVAL":
+            assert c == py, case
+        else:
+            assert math.isclose(float(c), py, rel_tol=1e-12, abs_tol=1e-15), (case, c, py)
+
+
+def test_choice_matches_python(adapt_test):
+    """At every price, kind and class the C picks the W that maximizes the Python's utility
+    over the test profile (the lowest W among equals)."""
+    prof = json.loads(TEST_PROFILE.read_text())
+    prices = (0.0, 1.0, 2.5, 5.0, 10.0, 15.0, 20.0, 40.0)
+    queries = [(k, c, p) for k in KINDS for c in ("many", "single") for p in prices]
+    stdin = "".join(f"{k} {c} {p!r}\n" for k, c, p in queries)
+    r = subprocess.run([adapt_test, "best"], input=stdin, capture_output=True, text=True,
+                       check=True)
+    lines = r.stdout.splitlines()
+    assert len(lines) == len(queries)
+    for (kind, cls, price), line in zip(queries, lines):
+        pts = prof["classes"][cls]
+        us = [utility(kind, q["t_gbps"], q["latency_us"], q["jitter_us"], price) for q in pts]
+        best = us.index(max(us))
+        w, rate = line.split()
+        assert int(w) == pts[best]["w_us"], (kind, cls, price, us)
+        assert math.isclose(float(rate), us[best], rel_tol=1e-12, abs_tol=1e-15)
+
+
+def test_choices_the_test_profile_was_made_for(adapt_test):
+    """The hand-made profile's intent (penalty): many takes W=40 at 1 $/Gbit and W=10 at 10,
+    single takes W=0 at both (the in-QEMU test relies on these)."""
+    stdin = "penalty many 1\npenalty many 10\npenalty single 1\npenalty single 10\n"
+    r = subprocess.run([adapt_test, "best"], input=stdin, capture_output=True, text=True,
+                       check=True)
+    assert [l.split()[0] for l in r.stdout.splitlines()] == ["40", "10", "0", "0"]
+
+
+def test_guest_library_builds():
+    """libnomadapt.a for nom calls only libnom (nom_*), net/ and newlib."""
+    make("guest")
+    nm = subprocess.run(["nm", str(OUT / "libnomadapt.a")], capture_output=True, text=True,
+                        check=True).stdout
+    defined = {l.split()[-1] for l in nm.splitlines() if re.search(r" [TDBR] ", l)}
+    undefined = {l.split()[-1] for l in nm.splitlines() if re.search(r" U ", l)} - defined
+    ours = {s for s in undefined if s.startswith(("nom_", "tcp_"))}
+    libc = {"erfc", "fmin", "fmax", "llround", "snprintf", "fprintf", "strerror", "strtoul",
+            "strcmp", "strncmp", "strlen", "_impure_ptr", "__getreent", "__errno", "sqrt",
+            "memcpy", "memset", "fwrite"}
+    assert undefined - ours - libc == set()

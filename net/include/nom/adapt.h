@@ -1,0 +1,149 @@
+/*
+ * nom/adapt.h: the profit-maximizing controller an application links (paper sections 4-6;
+ * DESIGN.md "Profit"). It picks the batching delay W (paper 3.6) that maximizes the
+ * application's utility function at the current bandwidth price and load.
+ *
+ * Contract. The application links net/adapt's libnomadapt.a and one generated profile object
+ * (defining nom_adapt_profile from apps/<app>/profile/profile.json, tools/profile/cgen.py),
+ * and calls nom_adapt_start() once, after nom_net_start(), from a thread. From then on the
+ * controller runs in libnom's scheduler context (a timer and the notification handler) and
+ * never blocks: it samples the load every NOM_ADAPT_SAMPLE_MS, re-reads the price on
+ * NOM_NOTIFY_PRICE (and at every sample, in case a notification was missed), and whenever the
+ * load class or the price changes it evaluates the utility over the profile of the current
+ * class, calls nom_net_set_batching_delay_us() with the best W (adaptive mode) and reports W,
+ * the price seen and the expected profit rate on the bulletin board (NOM_SYS_APP_REPORT,
+ * subscribed to price notifications). nom_adapt_status() is any-context and never fails.
+ * It owns libnom's notification handler (nom_notify_handler_set).
+ *
+ * Units are tools/profit/utility.py's, the one place they are fixed: T in Gbit/s of outbound
+ * traffic, P and alpha in $/Gbit, latencies in us, beta per refund_unit_us (1 ms) of mean
+ * latency, gamma over bonus_unit_us (1 s); a utility is a profit rate in $/s. The functions
+ * below compute the same doubles as the Python, line by line (host tests compare them).
+ *
+ * Load class (paper 6.1: "many" small users, or a "single" user, one request at a time),
+ * measured from what the stack sees: the TCP connections in ESTABLISHED that received a
+ * segment in about the last second (lwIP's per-connection activity timer). A sample with at
+ * least NOM_ADAPT_MANY_CONNS such connections votes "many", one with at most
+ * NOM_ADAPT_SINGLE_CONNS votes "single" (an idle server too: the next request it gets is a
+ * lone one, and W for latency serves it best), anything between votes for no change. The class
+ * changes after NOM_ADAPT_VOTES consecutive votes for the other class. Why: a single user keeps
+ * one connection busy, many users keep many; the dead band and the consecutive votes keep a
+ * client reconnecting, or a burst of connections opening, from flapping W.
+ *
+ * Command-line options (removed from argv by nom_adapt_start):
+ *   --utility=penalty|refund|bonus   the utility function (default penalty, eq. 2)
+ *   --adapt                          pick W from price and load (the default)
+ *   --batching-delay=US              fix W at US instead (profile sweeps, paper 6.5's static
+ *                                    columns); the controller still reports price and profit
+ */
+#ifndef NOM_ADAPT_H
+#define NOM_ADAPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NOM_ADAPT_MAX_POINTS 64
+#define NOM_ADAPT_MAX_W_US 1000000u /* nom_net_set_batching_delay_us's limit */
+#define NOM_ADAPT_SAMPLE_MS 500u
+#define NOM_ADAPT_MANY_CONNS 4u
+#define NOM_ADAPT_SINGLE_CONNS 1u
+#define NOM_ADAPT_VOTES 2u
+
+enum nom_load_class { NOM_LOAD_MANY = 0, NOM_LOAD_SINGLE = 1, NOM_LOAD_CLASSES = 2 };
+enum nom_utility_kind { NOM_UTILITY_PENALTY = 0, NOM_UTILITY_REFUND = 1, NOM_UTILITY_BONUS = 2 };
+
+/* What the application achieves at one W under one load class. */
+struct nom_adapt_point {
+    uint32_t w_us;
+    double t_gbps;     /* outbound traffic, Gbit/s */
+    double ops_per_s;  /* requests served per second (reported, not used by the utility) */
+    double latency_us; /* mean latency, > 0 */
+    double jitter_us;  /* standard deviation of latency */
+};
+
+/* A profile: per class, points in strictly increasing W, the same W values in both classes. */
+struct nom_adapt_profile {
+    const char *app;
+    const char *source; /* what measured it: accelerator and command, for the record */
+    unsigned npoints;
+    const struct nom_adapt_point *points[NOM_LOAD_CLASSES];
+};
+
+/* The generated table of the application (tools/profile/cgen.py). */
+extern const struct nom_adapt_profile nom_adapt_profile;
+
+/* The utility function's parameters; nom_utility_defaults() gives the paper's (6.4). */
+struct nom_utility_params {
+    double alpha, beta, gamma, delta, x, l0_us, refund_unit_us, bonus_unit_us;
+};
+
+/* A consistent copy of the controller's state, for /nom/stats and memcached's `stats`. */
+struct nom_adapt_status {
+    int started;                /* 0 before nom_adapt_start succeeded: the rest is zero */
+    int adaptive;               /* 0: W fixed by --batching-delay */
+    enum nom_utility_kind utility;
+    enum nom_load_class load;
+    uint32_t w_us;              /* W in use */
+    int has_price;              /* 0: no bandwidth price on the board yet (P taken as 0) */
+    double price;               /* $/Gbit acted on */
+    int has_rate;               /* 0: W not in the profile (fixed W), no expected rate */
+    double profit_rate;         /* expected utility at W, $/s */
+    unsigned active_conns;      /* at the last sample */
+    uint64_t decisions;         /* evaluations so far (load or price changes) */
+    uint64_t w_changes;         /* times W actually changed */
+};
+
+/* ---- The pure part (host-tested; no nom dependency) ---------------------------------------- */
+
+/* The paper's parameters: alpha 20, beta 10, gamma 0.01, delta +inf, X 100, L0 750 us, beta
+ * per 1000 us, gamma over 1e6 us. Never fails. */
+struct nom_utility_params nom_utility_defaults(void);
+
+/* U of kind at one operating point into *out ($/s). Returns 0, or -EINVAL: t or latency
+ * negative or NaN, jitter negative (penalty), latency 0 (bonus), unknown kind. */
+int nom_utility(enum nom_utility_kind kind, const struct nom_utility_params *p, double t_gbps,
+                double latency_us, double jitter_us, double price, double *out);
+
+/* Checks a profile; on error returns -EINVAL and writes why (one line) into why[cap]. */
+int nom_adapt_profile_check(const struct nom_adapt_profile *prof, char *why, size_t cap);
+
+/* Index of the point of class cls maximizing U at price (the lowest W among equals), with its
+ * U in *rate. Returns the index, or -EINVAL (a point the utility rejects; profiles that passed
+ * nom_adapt_profile_check never do). */
+int nom_adapt_best(const struct nom_adapt_profile *prof, enum nom_load_class cls,
+                   enum nom_utility_kind kind, const struct nom_utility_params *p, double price,
+                   double *rate);
+
+/* Index of the point of class cls with W == w_us, or -ENOENT. */
+int nom_adapt_find_w(const struct nom_adapt_profile *prof, enum nom_load_class cls,
+                     uint32_t w_us);
+
+/* The load classifier with hysteresis described above. */
+struct nom_load_meter {
+    enum nom_load_class cls;
+    unsigned votes; /* consecutive samples voting for the other class */
+};
+
+/* Starts in cls. Never fails. */
+void nom_load_meter_init(struct nom_load_meter *m, enum nom_load_class cls);
+/* One sample: active_conns connections active. Returns 1 if the class changed, else 0. */
+int nom_load_meter_sample(struct nom_load_meter *m, unsigned active_conns);
+
+/* "penalty", "refund", "bonus" / "many", "single"; "?" for other values. */
+const char *nom_utility_name(enum nom_utility_kind kind);
+const char *nom_load_name(enum nom_load_class cls);
+/* Parses a utility name; 0, or -EINVAL. */
+int nom_utility_parse(const char *name, enum nom_utility_kind *out);
+
+/* ---- On nom ------------------------------------------------------------------------------- */
+
+/* Takes the options above out of argv (updating *argc), checks prof, subscribes to price
+ * notifications, applies the first decision (or the fixed W) and starts sampling. Prints
+ * "adapt: ..." lines on the console. Returns 0, or -EINVAL (malformed option, bad profile:
+ * the reason is printed), -ENODEV (nom_net_start has not succeeded), -EALREADY. */
+int nom_adapt_start(int *argc, char **argv, const struct nom_adapt_profile *prof);
+
+/* Copies the state. Never fails (zeros before nom_adapt_start). */
+void nom_adapt_status(struct nom_adapt_status *out);
+
+#endif /* NOM_ADAPT_H */

@@ -1,0 +1,94 @@
+"""Measures a nom application's profile: for each W, one boot with the batching delay fixed at
+W (the application's --batching-delay=W), then the load classes "many" and "single" one after
+the other, each after a warm-up; throughput T is the guest's outbound traffic counted on its
+tap (what the provider bills, tools/profit's unit), latency and jitter are the load client's
+per-request mean and standard deviation. The guest, the lab and the load are the experiment's
+own (tools/experiment NomDriver: the same namespace, tap, nomload client and warm-up), so a
+profile describes exactly what the experiment will measure.
+
+    python3 tools/profile/sweep.py --app nhttpd --w 0,10,20,30,40 --seconds 10 \\
+        --output apps/nhttpd/profile/profile.json
+"""
+import argparse
+import datetime
+import os
+import shlex
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]  # this folder and tools/ (pytest.ini's pythonpath)
+
+from experiment import machine  # noqa: E402
+from experiment.nom_driver import APPS, make_driver  # noqa: E402
+from nomvm import choose_accel  # noqa: E402
+
+from profile_data import CLASSES, check_profile, write_profile  # noqa: E402
+
+DEFAULT_W = (0, 10, 20, 30, 40)
+
+
+def point_of(w_us, fig):
+    """One profile point from the experiment's figures of a phase (labdriver.load)."""
+    seconds = fig["seconds"]
+    lat = fig.get("latency_us") or {}
+    if not fig.get("ops") or lat.get("mean") is None:
+        raise RuntimeError(f"W={w_us}: no request completed ({fig.get('note', '')})")
+    return {"w_us": w_us,
+            "t_gbps": fig["bytes_out"] * 8 / 1e9 / seconds,
+            "ops_per_s": fig["ops"] / seconds,
+            "latency_us": lat["mean"],
+            "jitter_us": lat["stddev"] or 0.0}
+
+
+def measure_w(driver, app, w_us, seconds, workdir):
+    """{class: point} for one boot with W fixed at w_us."""
+    variant = {"name": f"w={w_us:g}", "w_us": w_us}
+    os.makedirs(workdir, exist_ok=True)
+    driver.start(app, variant, workdir)
+    try:
+        return {cls: point_of(w_us, driver.load(cls, seconds)) for cls in CLASSES}
+    finally:
+        driver.stop()
+
+
+def sweep(app, w_values, seconds, workdir, log=print):
+    accel, reason = choose_accel()
+    driver = make_driver(accel, None, 0)
+    classes = {cls: [] for cls in CLASSES}
+    for w in w_values:
+        points = measure_w(driver, app, w, seconds, os.path.join(workdir, f"w{w}"))
+        for cls in CLASSES:
+            classes[cls].append(points[cls])
+            p = points[cls]
+            log(f"profile: {app} W={w} {cls}: {p['ops_per_s']:.0f} ops/s "
+                f"{p['t_gbps'] * 1e3:.3f} Mbit/s, latency {p['latency_us']:.0f} us "
+                f"jitter {p['jitter_us']:.0f} us")
+    return {"app": app, "accel": accel, "accel_reason": reason,
+            "machine": machine.describe(accel, reason),
+            "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "seconds_per_point": seconds, "classes": classes}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--app", required=True, choices=sorted(a for a in APPS if a != "netpipe"))
+    ap.add_argument("--w", default=",".join(map(str, DEFAULT_W)),
+                    help="batching delays in us, comma-separated (default %(default)s)")
+    ap.add_argument("--seconds", type=float, default=10.0, help="per class and W (10)")
+    ap.add_argument("--output", required=True, help="the profile JSON to write")
+    ap.add_argument("--workdir", help="raw outputs (default: a temporary folder)")
+    args = ap.parse_args(argv)
+    w_values = sorted({int(w) for w in args.w.split(",")})
+    workdir = args.workdir or tempfile.mkdtemp(prefix="nomprofile-")
+    profile = sweep(args.app, w_values, args.seconds, workdir)
+    profile["command"] = " ".join(shlex.quote(a) for a in ["python3", "tools/profile/sweep.py"]
+                                  + (sys.argv[1:] if argv is None else list(argv)))
+    check_profile(profile)
+    write_profile(profile, args.output)
+    print(f"profile: wrote {args.output} (raw outputs in {workdir})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

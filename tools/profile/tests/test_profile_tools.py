@@ -1,0 +1,109 @@
+"""tools/profile: the profile file's checks (a bad profile is refused with its reason) and the
+C table cgen.py makes of it (compiled and read back by a host program)."""
+import copy
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+PROFILE_DIR = HERE.parent
+TOP = PROFILE_DIR.parent.parent
+sys.path.insert(0, str(PROFILE_DIR))
+
+import cgen  # noqa: E402
+import profile_data  # noqa: E402
+
+TEST_PROFILE = TOP / "net" / "adapt" / "tests" / "guest" / "profile.json"
+COMMITTED = sorted(TOP.glob("apps/*/profile/profile.json"))
+
+
+def good():
+    return json.loads(TEST_PROFILE.read_text())
+
+
+@pytest.mark.parametrize("path", COMMITTED + [TEST_PROFILE], ids=lambda p: p.parent.parent.name)
+def test_profiles_in_the_tree_are_valid(path):
+    prof = profile_data.load_profile(path)
+    assert prof["command"]  # how it was made, for the record
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: p.parent.parent.name)
+def test_measured_profiles_say_where(path):
+    prof = profile_data.load_profile(path)
+    assert prof["accel"] in ("tcg", "kvm") and prof["machine"]["cpu_model"]
+
+
+def _broken(edit):
+    prof = good()
+    edit(prof)
+    return prof
+
+
+@pytest.mark.parametrize("edit,message", [
+    (lambda p: p["classes"].pop("single"), "exactly many, single"),
+    (lambda p: p["classes"]["many"][1].update(latency_us=float("nan")), "many[1].latency_us"),
+    (lambda p: p["classes"]["many"][0].update(t_gbps=-1), "negative"),
+    (lambda p: p["classes"]["single"][0].update(latency_us=0), "must be > 0"),
+    (lambda p: p["classes"]["single"][2].pop("jitter_us"), "single[2].jitter_us"),
+    (lambda p: p["classes"]["many"][1].update(w_us=0), "strictly increasing"),
+    (lambda p: p["classes"]["single"][3].update(w_us=50), "different W values"),
+    (lambda p: p["classes"]["many"][0].update(w_us=2.5), "not an integer"),
+    (lambda p: p["classes"].update(many=[]), "1 to 64 points"),
+    (lambda p: p["classes"]["many"][0].update(t_gbps=True), "not a finite number"),
+])
+def test_bad_profiles_are_refused(edit, message):
+    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        profile_data.check_profile(_broken(edit))
+
+
+def test_cgen_refuses_a_bad_file_and_writes_nothing(tmp_path, capsys):
+    bad = tmp_path / "profile.json"
+    bad.write_text(json.dumps(_broken(lambda p: p["classes"]["many"][0].update(t_gbps=-2))))
+    out = tmp_path / "profile.c"
+    assert cgen.main([str(bad), str(out)]) == 1
+    assert "bad profile" in capsys.readouterr().err and not out.exists()
+    bad.write_text("{not json")
+    assert cgen.main([str(bad), str(out)]) == 1 and not out.exists()
+
+
+READER = r"""
+#include <stdio.h>
+#include <nom/adapt.h>
+int main(void)
+{
+    const struct nom_adapt_profile *p = &nom_adapt_profile;
+    printf("%s %u\n", p->app, p->npoints);
+    for (int c = 0; c < NOM_LOAD_CLASSES; c++)
+        for (unsigned i = 0; i < p->npoints; i++) {
+            const struct nom_adapt_point *q = &p->points[c][i];
+            printf("%d %u %.17g %.17g %.17g %.17g\n", c, (unsigned)q->w_us, q->t_gbps,
+                   q->ops_per_s, q->latency_us, q->jitter_us);
+        }
+    return 0;
+}
+"""
+
+
+def test_cgen_table_reads_back_exactly(tmp_path):
+    """The generated C compiles (-Wall -Wextra -Werror) and holds the JSON's numbers exactly."""
+    src = tmp_path / "profile.c"
+    assert cgen.main([str(TEST_PROFILE), str(src)]) == 0
+    (tmp_path / "reader.c").write_text(READER)
+    exe = tmp_path / "reader"
+    subprocess.run(["gcc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-isystem",
+                    str(TOP / "net" / "include"), "-o", str(exe), str(src),
+                    str(tmp_path / "reader.c")], check=True)
+    lines = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split("\n")
+    prof = good()
+    assert lines[0] == f"{prof['app']} {len(prof['classes']['many'])}"
+    rows = [l.split() for l in lines[1:] if l]
+    expect = [(str(c), p) for c, cls in enumerate(profile_data.CLASSES)
+              for p in prof["classes"][cls]]
+    assert len(rows) == len(expect)
+    for row, (c, p) in zip(rows, expect):
+        assert row[0] == c and int(row[1]) == p["w_us"]
+        assert [float(x) for x in row[2:]] == [p[f] for f in profile_data.FIELDS[1:]]
