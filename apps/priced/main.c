@@ -1,0 +1,147 @@
+/* main.c: priced, nom's price daemon (paper 3.7; README.md). It polls the cloud provider's
+ * price.txt over HTTP on its own NIC and, whenever the price or the provider's sequence
+ * changes, publishes it in bulletin-board price slot 0 with NOM_SYS_PRICE_PUBLISH; the kernel
+ * then notifies every subscribed application (NOM_NOTIFY_PRICE). Bad input loses nothing: a
+ * failed poll leaves the last good price published, is reported once per episode (retry.h)
+ * and is retried with backoff. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nom/bb.h>
+#include <nom/net.h>
+#include <nom/sched.h>
+#include <nom/syscall.h>
+#include <nom/time.h>
+
+#include "http_client.h"
+#include "options.h"
+#include "price_text.h"
+#include "retry.h"
+
+#define PRICE_SLOT 0
+/* A failure kind beyond enum http_failure's: the answer was HTTP 200 but its price was not
+ * acceptable (malformed, negative, absurd). */
+#define FAIL_PRICE (HTTP_FAIL_STATUS + 1)
+
+static const char *const failure_names[] = {
+    [HTTP_FAIL_UNREACHABLE] = "provider unreachable",
+    [HTTP_FAIL_TIMEOUT] = "provider too slow",
+    [HTTP_FAIL_PROTOCOL] = "bad answer from the provider",
+    [HTTP_FAIL_STATUS] = "provider error",
+    [FAIL_PRICE] = "price rejected",
+};
+
+struct priced {
+    struct priced_options opt;
+    struct retry retry;
+    int published;           /* a price is on the board */
+    struct price_quote last; /* the one published */
+};
+
+static double seconds_since_boot(void)
+{
+    return (double)nom_now_ns() / 1e9;
+}
+
+/* One exchange with the provider: 0 with the quote in *q, or a failure kind and why. */
+static int poll_provider(const struct priced_options *o, struct price_quote *q, char *why,
+                         size_t whylen)
+{
+    static struct http_response resp; /* 8 KiB of buffers: not on the stack */
+    enum http_failure f = http_get(&o->url, o->timeout_ms, &resp, why, whylen);
+    if (f != HTTP_OK)
+        return (int)f;
+    if (price_text_parse(resp.body, resp.body_len, o->max_price_micro, q, why, whylen) != 0)
+        return FAIL_PRICE;
+    return 0;
+}
+
+/* Publishes q in the bandwidth slot; the kernel notifies the subscribers. Exits if the
+ * kernel refuses: without publishing, priced has no purpose. */
+static void publish(struct priced *d, const struct price_quote *q)
+{
+    struct nom_bb_price p = {.resource = NOM_RES_BANDWIDTH, .unit = NOM_UNIT_GBIT,
+                             .price_micro = q->price_micro, .timestamp_ns = q->timestamp_ns};
+    char buf[32];
+    int64_t r = nom_sys_price_publish(PRICE_SLOT, &p);
+    if (r < 0) {
+        printf("priced: the kernel refused to publish (error %lld)%s\n", (long long)-r,
+               r == -NOM_EPERM ? ": start priced with the nom.price-publisher module flag" : "");
+        exit(1);
+    }
+    nom_bb_price(PRICE_SLOT, &p);
+    printf("priced: published %s $/Gbit at %.3f s (provider sequence %llu, board sequence "
+           "%llu)\n", price_format(q->price_micro, buf, sizeof buf), seconds_since_boot(),
+           (unsigned long long)q->sequence, (unsigned long long)p.sequence);
+    d->last = *q;
+    d->published = 1;
+}
+
+static void report_failure(const struct priced *d, int kind, const char *why)
+{
+    char buf[32];
+    if (d->published)
+        printf("priced: %s: %s; keeping %s $/Gbit, retrying with backoff (up to %u ms)\n",
+               failure_names[kind], why, price_format(d->last.price_micro, buf, sizeof buf),
+               d->opt.max_backoff_ms);
+    else
+        printf("priced: %s: %s; nothing published yet, retrying with backoff (up to %u ms)\n",
+               failure_names[kind], why, d->opt.max_backoff_ms);
+}
+
+/* One poll and what follows from it. */
+static void poll_once(struct priced *d)
+{
+    char why[160];
+    struct price_quote q;
+    int kind = poll_provider(&d->opt, &q, why, sizeof why);
+    if (kind != 0) {
+        if (retry_failed(&d->retry, kind))
+            report_failure(d, kind, why);
+        return;
+    }
+    unsigned ended = retry_succeeded(&d->retry);
+    if (ended)
+        printf("priced: the provider answers again (after %u failed polls)\n", ended);
+    if (!d->published || q.price_micro != d->last.price_micro || q.sequence != d->last.sequence)
+        publish(d, &q);
+}
+
+static int start_network(int *argc, char **argv)
+{
+    int r = nom_net_start(argc, argv);
+    if (r == -ETIMEDOUT) {
+        /* The stack keeps asking for a lease; polls fail as "unreachable" until it has one. */
+        printf("priced: no DHCP lease yet; polling anyway\n");
+        return 0;
+    }
+    if (r != 0)
+        printf("priced: cannot start the network: %s\n", strerror(-r));
+    return r;
+}
+
+int main(int argc, char **argv)
+{
+    static struct priced d;
+    char why[160];
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    int r = priced_options_parse(argc, argv, &d.opt, why, sizeof why);
+    if (r != OPTIONS_OK) {
+        if (r == OPTIONS_BAD)
+            fprintf(stderr, "priced: %s\n", why);
+        fputs(priced_usage, r == OPTIONS_HELP ? stdout : stderr);
+        return r == OPTIONS_HELP ? 0 : 2;
+    }
+    if (start_network(&argc, argv) != 0)
+        return 1;
+    retry_init(&d.retry, d.opt.period_ms, d.opt.max_backoff_ms);
+    printf("priced: polling %s every %u ms (timeout %u ms), publishing price slot %d\n",
+           d.opt.provider, d.opt.period_ms, d.opt.timeout_ms, PRICE_SLOT);
+    for (;;) {
+        uint64_t start = nom_tsc();
+        poll_once(&d);
+        nom_sleep_until(start + nom_us_to_tsc((uint64_t)retry_delay_ms(&d.retry) * 1000));
+    }
+}

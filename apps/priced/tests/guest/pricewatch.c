@@ -1,0 +1,54 @@
+/* pricewatch.c: a subscriber of priced's prices for the tests (tests/test_priced.py), using
+ * only nom/price.h. It subscribes, then prints one line per publication it wakes up for:
+ *     pricewatch: price 10.000000 $/Gbit sequence 2 at 12.345 s (notifications 2, callback 2)
+ * and exits 0 after --changes=N publications, 1 if --timeout-s=S pass first. The callback
+ * (scheduler context) only counts; the main thread waits in nom_price_wait(). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nom/price.h>
+#include <nom/time.h>
+
+static volatile uint64_t callbacks;
+static volatile int64_t callback_price;
+
+static void on_change(const struct nom_price *now, void *arg)
+{
+    (void)arg;
+    callbacks++;
+    callback_price = now->micro_per_gbit;
+}
+
+static long option(int argc, char **argv, const char *name, long fallback)
+{
+    size_t n = strlen(name);
+    for (int i = 1; i < argc; i++)
+        if (strncmp(argv[i], name, n) == 0)
+            return strtol(argv[i] + n, NULL, 10);
+    return fallback;
+}
+
+int main(int argc, char **argv)
+{
+    long changes = option(argc, argv, "--changes=", 1000000);
+    long timeout_s = option(argc, argv, "--timeout-s=", 3600);
+    struct nom_price p = {0};
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    int r = nom_price_subscribe(on_change, NULL);
+    int have = nom_price_bandwidth(&p) == 0;
+    printf("pricewatch: subscribed (%d); price now %s\n", r, have ? "published" : "none");
+    uint64_t deadline = nom_tsc() + nom_us_to_tsc((uint64_t)timeout_s * 1000000);
+    for (long seen = 0; seen < changes; seen++) {
+        if (nom_price_wait(have ? p.sequence : 0, deadline, &p) != 0) {
+            printf("pricewatch: timed out after %ld changes\n", seen);
+            return 1;
+        }
+        have = 1;
+        printf("pricewatch: price %.6f $/Gbit sequence %llu at %.3f s (notifications %llu, "
+               "callback %llu saw %lld)\n", p.usd_per_gbit, (unsigned long long)p.sequence,
+               (double)nom_now_ns() / 1e9, (unsigned long long)nom_price_notifications(),
+               (unsigned long long)callbacks, (long long)callback_price);
+    }
+    return 0;
+}
