@@ -1,12 +1,12 @@
 """Host unit tests of libnom's pure parts: the run queue, the timer heap, the bulletin-board
 seqlock reader and the descriptor table. Each C program (tests/host/) is built with the host
 gcc under AddressSanitizer/UBSan and prints one PASS/FAIL line per named case; each program is
-one pytest case here."""
+one pytest case here (nomvm.hostcases)."""
 import os
-import subprocess
 
 import pytest
 
+from nomvm import hostcases
 from nomvm.session import TOP
 
 LIBNOM = os.path.join(TOP, "libnom")
@@ -17,18 +17,15 @@ CFLAGS = ["-std=gnu11", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
           f"-I{LIBNOM}/tests/host"]
 
 
-def build_and_run(name, sources, libs=()):
-    os.makedirs(OUT, exist_ok=True)
-    exe = os.path.join(OUT, name)
-    # Only the nom/ headers of libnom/include: its POSIX headers are for the guest, not glibc.
+def nom_headers_only():
+    """An include directory with only the nom/ headers of libnom/include: its POSIX headers
+    are for the guest, not glibc."""
     nom_only = os.path.join(OUT, "include")
     os.makedirs(nom_only, exist_ok=True)
     link = os.path.join(nom_only, "nom")
     if not os.path.islink(link):
         os.symlink(os.path.join(LIBNOM, "include", "nom"), link)
-    flags = CFLAGS + [f"-I{nom_only}"]
-    subprocess.run(["gcc", *flags, "-o", exe, *sources, *libs], check=True)
-    return subprocess.run([exe], capture_output=True, text=True, timeout=300)
+    return nom_only
 
 
 @pytest.mark.parametrize("name,sources,libs", [
@@ -38,7 +35,7 @@ def build_and_run(name, sources, libs=()):
     ("fdtable", ["tests/host/test_fdtable.c", "src/fdtable.c"], ()),
 ])
 def test_host_unit(name, sources, libs):
-    out = build_and_run(name, [os.path.join(LIBNOM, s) for s in sources], libs)
-    cases = [l for l in out.stdout.splitlines() if l.startswith(("PASS ", "FAIL "))]
-    assert cases and out.returncode == 0, out.stdout + out.stderr
-    assert not [l for l in cases if l.startswith("FAIL")], out.stdout
+    exe = hostcases.compile_program(os.path.join(OUT, name),
+                                    [os.path.join(LIBNOM, s) for s in sources],
+                                    CFLAGS + [f"-I{nom_headers_only()}"], libs)
+    hostcases.run_all(exe)

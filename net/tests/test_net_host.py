@@ -3,26 +3,24 @@ fake libnom (net/Makefile, target host) and runs each named case of net_test.c a
 pytest case: two lwIP stacks in two processes on a fake cable exchange data byte for byte,
 refuse, reset and half-close connections, fill windows, batch by W, lease an address by DHCP.
 Also checks what the nom build of the libraries expects from outside them."""
-import os
 import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from nomvm import hostcases
+
 HERE = Path(__file__).resolve().parent
 NET = HERE.parent
 TOP = NET.parent
 BUILD = TOP / "build"
 OUT = BUILD / "net"
-CASES = re.findall(r'^\s*\{ "(\w+)", case_\w+ \},$', (HERE / "net_test.c").read_text(), re.M)
+CASES = hostcases.cases_in(HERE / "net_test.c", r'^\s*\{ "(\w+)", case_\w+ \},$')
 
 
 def make(target):
-    env = dict(os.environ, TOP=str(TOP), BUILD=str(BUILD))
-    r = subprocess.run(["make", "-s", "-j2", "-C", str(NET), target], env=env,
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout + r.stderr
+    hostcases.make(NET, target, jobs=2)
     return OUT
 
 
@@ -33,15 +31,11 @@ def host_build():
 
 @pytest.mark.parametrize("case", CASES)
 def test_net_case(host_build, case):
-    r = subprocess.run([str(host_build / "host" / "net_test"), case], capture_output=True,
-                       text=True, timeout=300)
-    assert r.returncode == 0 and f"PASS {case}" in r.stdout, r.stdout + r.stderr
+    hostcases.run_case(host_build / "host" / "net_test", case)
 
 
 def test_every_case_is_collected(host_build):
-    r = subprocess.run([str(host_build / "host" / "net_test"), "--list"], capture_output=True,
-                       text=True, check=True)
-    assert r.stdout.split() == CASES
+    assert hostcases.list_cases(host_build / "host" / "net_test") == CASES
 
 
 def test_guest_libraries_need_only_libnom_newlib_and_the_driver():
