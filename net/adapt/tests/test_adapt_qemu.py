@@ -1,0 +1,163 @@
+"""net/adapt on nom in QEMU (TCG here): adaptapp (tests/guest/adaptapp.c, an echo server running
+the controller over the hand-made test profile) and pricepub (tests/guest/pricepub.c, a price
+publisher with the `nom.price-publisher` flag) in one image. Does the application change W when
+its load class changes (many connections, then one) and when the published price changes, and
+does its bulletin-board row report W, the price and the expected profit rate?
+
+The test profile's choices under the penalty function (test_adapt_host.py checks them): single
+-> W=0; many -> W=40 at 1 $/Gbit, W=10 at 10 $/Gbit. pricepub publishes 1 $/Gbit at boot and
+10 $/Gbit once adaptapp reports W=40, so the order of events does not depend on timing."""
+import json
+import os
+import socket
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+from nomvm import VM, Nic, make_iso
+from profit.utility import utility
+
+HERE = Path(__file__).resolve().parent
+ADAPT = HERE.parent
+TOP = ADAPT.parents[1]
+BUILD = TOP / "build"
+KERNEL = BUILD / "kernel" / "nom.elf"
+OUT = BUILD / "net" / "adapt" / "tests"
+PROFILE = json.loads((HERE / "guest" / "profile.json").read_text())
+LOAD_CONNS = 8
+
+
+@pytest.fixture(scope="module")
+def elfs():
+    needed = [KERNEL, BUILD / "libnom" / "libnom.a", BUILD / "drivers" / "libvirtio_net.a",
+              BUILD / "net" / "libnomnet.a"]
+    missing = [str(p) for p in needed if not p.exists()]
+    if missing:
+        pytest.skip(f"not built: {missing}")
+    env = dict(os.environ, TOP=str(TOP), BUILD=str(BUILD))
+    r = subprocess.run(["make", "-s", "-C", str(ADAPT), "guest-tests"], env=env,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return OUT / "adaptapp.elf", OUT / "pricepub.elf"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Load:
+    """conns connections to the echo server, each sending a small message and reading the echo
+    in a loop (a user per connection), until stop()."""
+
+    def __init__(self, port, conns):
+        self.port, self.done = port, threading.Event()
+        self.errors = []
+        self.threads = [threading.Thread(target=self._user, daemon=True) for _ in range(conns)]
+        for t in self.threads:
+            t.start()
+
+    def _user(self):
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=30) as s:
+                while not self.done.is_set():
+                    s.sendall(b"x" * 64)
+                    got = 0
+                    while got < 64:
+                        chunk = s.recv(64 - got)
+                        if not chunk:
+                            raise ConnectionError("closed")
+                        got += len(chunk)
+        except OSError as e:
+            self.errors.append(e)
+
+    def stop(self):
+        self.done.set()
+        for t in self.threads:
+            t.join(30)
+
+
+def stats(port):
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(b"stats\n")
+        line = b""
+        while not line.endswith(b"\n"):
+            chunk = s.recv(512)
+            if not chunk:
+                break
+            line += chunk
+    return dict(kv.split("=", 1) for kv in line.decode().split())
+
+
+def expected_rate_micro(cls, w_us, price, kind="penalty"):
+    p = next(q for q in PROFILE["classes"][cls] if q["w_us"] == w_us)
+    return round(utility(kind, p["t_gbps"], p["latency_us"], p["jitter_us"], price) * 1e6)
+
+
+def boot(tmp_path, elfs, app_args):
+    adaptapp, pricepub = elfs
+    iso = make_iso(str(KERNEL), [(str(adaptapp), f"adaptapp {app_args}".strip()),
+                                 (str(pricepub), "nom.price-publisher pricepub 1 10@40")],
+                   str(tmp_path / "adapt.iso"))
+    port = free_port()
+    vm = VM(iso=iso, nics=[Nic(mac="52:54:00:12:34:56", hostfwd=[(port, 7)])],
+            workdir=str(tmp_path))
+    vm.start()
+    return vm, port
+
+
+def test_w_follows_load_and_price(tmp_path, elfs):
+    vm, port = boot(tmp_path, elfs, "--utility=penalty")
+    try:
+        vm.wait_for(r"adapt: W=0 us \(start: load single", 120)
+        vm.wait_for(r"adaptapp: serving", 60)
+        st = stats(port)
+        assert st["load"] == "single" and st["w"] == "0" and st["subscribed"] == "1", st
+        assert st["board_price_micro"] == "1000000", st
+        load = Load(port, LOAD_CONNS)
+        try:
+            vm.wait_for(r"adapt: W=40 us \(load: load many", 90)
+            # pricepub saw W=40 on the board and publishes 10 $/Gbit: NOM_NOTIFY_PRICE.
+            vm.wait_for(r"adapt: W=10 us \(price: load many, \d+ active connections, "
+                        r"price 10000000 u\$/Gbit", 90)
+            st = stats(port)
+        finally:
+            load.stop()
+        assert not load.errors, load.errors
+        assert st["w"] == "10" and st["load"] == "many", st
+        assert st["board_w_ns"] == "10000" and st["board_price_micro"] == "10000000", st
+        rate = expected_rate_micro("many", 10, 10.0)
+        assert abs(int(st["board_rate_micro"]) - rate) <= 1, (st, rate)
+        # One user, one request at a time: back to single and W=0.
+        single = Load(port, 1)
+        try:
+            vm.wait_for(r"adapt: W=0 us \(load: load single", 90)
+            st = stats(port)
+        finally:
+            single.stop()
+        assert not single.errors, single.errors
+        assert st["w"] == "0" and st["load"] == "single" and st["board_w_ns"] == "0", st
+        assert int(st["board_rate_micro"]) == expected_rate_micro("single", 0, 10.0), st
+    finally:
+        vm.stop()
+
+
+def test_fixed_w_stays_and_is_rated(tmp_path, elfs):
+    """--batching-delay=20: the load changes, W does not; the board still gets price and rate."""
+    vm, port = boot(tmp_path, elfs, "--batching-delay=20 --utility=refund")
+    try:
+        vm.wait_for(r"adapt: W=20 us \(start: load single.*fixed refund", 120)
+        vm.wait_for(r"adaptapp: serving", 60)
+        load = Load(port, LOAD_CONNS)
+        try:
+            vm.wait_for(r"adapt: W=20 us \(load: load many", 90)
+            st = stats(port)
+        finally:
+            load.stop()
+        assert st["w"] == "20" and st["board_w_ns"] == "20000", st
+        assert int(st["board_rate_micro"]) == expected_rate_micro("many", 20, 1.0, "refund"), st
+    finally:
+        vm.stop()
