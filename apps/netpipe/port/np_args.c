@@ -1,0 +1,86 @@
+/* np_args.c: splits nom's NPtcp command line into receivers (np_args.h). Plain C, no nom
+ * dependency: tests/test_args.py runs it on the host. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "np_args.h"
+
+#define COMMON_SPELLING "--batching-delay="
+#define NET_SPELLING "--batching-delay-us="
+#define REPEAT "--repeat"
+#define AND "--and"
+
+int np_args_rewrite_batching_delay(int argc, char **argv)
+{
+    size_t skip = strlen(COMMON_SPELLING);
+    for (int i = 1; i < argc; i++) {
+        if (strncmp(argv[i], COMMON_SPELLING, skip) != 0)
+            continue;
+        size_t len = strlen(NET_SPELLING) + strlen(argv[i] + skip) + 1;
+        char *arg = malloc(len);
+        if (!arg)
+            return -ENOMEM;
+        snprintf(arg, len, "%s%s", NET_SPELLING, argv[i] + skip);
+        argv[i] = arg; /* lives as long as argv: never freed */
+    }
+    return 0;
+}
+
+/* The set that starts at argv[first] and ends before the next --and (or at argc), without
+ * --repeat, into *out with argv[0] in front. Returns the index after the set, or -ENOMEM. */
+static int take_set(int argc, char **argv, int first, struct np_server *out)
+{
+    out->argv = calloc((size_t)(argc - first) + 2, sizeof *out->argv);
+    if (!out->argv)
+        return -ENOMEM;
+    out->argv[0] = argv[0];
+    out->argc = 1;
+    int i = first;
+    for (; i < argc && strcmp(argv[i], AND) != 0; i++)
+        if (strcmp(argv[i], REPEAT) != 0)
+            out->argv[out->argc++] = argv[i];
+    out->argv[out->argc] = NULL;
+    return i;
+}
+
+void np_args_free(struct np_cmdline *out)
+{
+    for (int i = 0; i < out->nservers; i++)
+        free(out->servers[i].argv);
+    free(out->servers);
+    out->servers = NULL;
+    out->nservers = 0;
+}
+
+int np_args_parse(int argc, char **argv, struct np_cmdline *out)
+{
+    int sets = 1;
+    out->repeat = 0;
+    for (int i = 1; i < argc; i++) {
+        sets += strcmp(argv[i], AND) == 0;
+        out->repeat |= strcmp(argv[i], REPEAT) == 0;
+    }
+    out->nservers = 0;
+    out->servers = calloc((size_t)sets, sizeof *out->servers);
+    if (!out->servers)
+        return -ENOMEM;
+    for (int next = 1; out->nservers < sets; next++) {
+        struct np_server *s = &out->servers[out->nservers];
+        int end = take_set(argc, argv, next, s);
+        if (end < 0) {
+            np_args_free(out);
+            return end;
+        }
+        out->nservers++;
+        /* An empty set: nothing but --repeat between two --and (or an edge), and there
+         * was an --and, so the user meant a receiver there. */
+        if (s->argc == 1 && sets > 1) {
+            np_args_free(out);
+            return -EINVAL;
+        }
+        next = end;
+    }
+    return 0;
+}

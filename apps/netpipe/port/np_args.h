@@ -1,0 +1,41 @@
+/*
+ * np_args.h: nom's own words on NPtcp's command line (apps/netpipe/README.md, "Command line").
+ *
+ *   NPtcp [net/'s options] [--batching-delay=US] [--repeat] [NPtcp options] [--and NPtcp options]...
+ *
+ * Contract. NPtcp's options are NetPIPE's, unchanged, so that a host NPtcp given the same options
+ * talks to nom's. nom adds: --batching-delay=US (the experiment runner's spelling of W, rewritten
+ * into net/'s --batching-delay-us=US before nom_net_start() reads argv), --repeat (serve run after
+ * run: NetPIPE's receiver serves one transmitter and ends) and --and (starts another receiver's
+ * option set: each set is one NetPIPE receiver, all running at once, e.g. ping-pong on 5002 and
+ * streaming on 5003). --repeat may stand anywhere and applies to every set. Both functions only
+ * rearrange argv's pointers; the strings stay argv's (never freed).
+ */
+#ifndef NP_ARGS_H
+#define NP_ARGS_H
+
+/* One receiver's command line: argv[0] is the program's name, argv[argc] is NULL. */
+struct np_server {
+    int argc;
+    char **argv;
+};
+
+struct np_cmdline {
+    int repeat;                 /* --repeat given */
+    int nservers;               /* at least 1 */
+    struct np_server *servers;  /* nservers entries, malloc'd with their argv arrays */
+};
+
+/* Rewrites every --batching-delay=US of argv[1..argc) into --batching-delay-us=US (net/ checks
+ * the value). Returns 0, or -ENOMEM. */
+int np_args_rewrite_batching_delay(int argc, char **argv);
+
+/* Splits argv (net/'s options already removed) into receivers at each --and and takes
+ * --repeat out. A command line without options is one receiver with NetPIPE's defaults.
+ * Returns 0; -EINVAL when a set is empty (--and first, last or doubled); -ENOMEM. */
+int np_args_parse(int argc, char **argv, struct np_cmdline *out);
+
+/* Frees what np_args_parse() allocated (not argv's strings) and empties *cmd. Never fails. */
+void np_args_free(struct np_cmdline *cmd);
+
+#endif /* NP_ARGS_H */

@@ -1,0 +1,49 @@
+/*
+ * np_run.h: one NetPIPE (NPtcp) run as a function call, in a thread of a nom application that
+ * outlives the run.
+ *
+ * Contract. NetPIPE is linked unmodified except that its objects' references to main, exit,
+ * socket, accept, listen, close, malloc, calloc and free are renamed to the np_nptcp_* names
+ * below (objcopy --redefine-syms=port/nptcp.syms; nothing else in the application is
+ * affected). So np_run() calls NetPIPE's main and comes back whether NetPIPE returns or calls
+ * exit(), and then closes the sockets and frees the memory the run left behind (on Linux, the
+ * end of the process does that; on nom an application that exits is gone).
+ *
+ * Several threads may each run NetPIPE at once (one receiver each): NetPIPE keeps its state in
+ * main's locals, except getopt's globals, so option parsing is serialized by a lock held from
+ * the start of a run until its first socket() (or its end), and tcp.c's `doing_reset`, which
+ * only changes what a transmitter retries and whether a receiver prints its buffer sizes.
+ * A run that accepted a transmitter and then waits more than 10 s for it to reconnect (streaming
+ * resets the connection after every trial) ends with status 76 (EX_PROTOCOL): its transmitter
+ * is gone. One run per thread at a time. Messages go to stderr: "NPtcp: LABEL: run N listening" at a
+ * run's first listen() (the receiver is ready for a transmitter).
+ */
+#ifndef NP_RUN_H
+#define NP_RUN_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+
+struct np_run_result {
+    int status; /* main's return value or exit()'s argument */
+    int served; /* non-zero: the run accepted a connection (a transmitter came) */
+};
+
+/* Runs NetPIPE's main(argc, argv) once in the calling thread (argv is copied: getopt permutes
+ * it); label and run number name it in messages. Never fails: NetPIPE's own errors are in
+ * result->status (a bookkeeping overflow here is status 70, EX_SOFTWARE, with a message). */
+void np_run(const char *label, unsigned run, int argc, char **argv, struct np_run_result *result);
+
+/* What NetPIPE's objects call instead (the renames above); outside np_run() each behaves as the
+ * function it stands for. */
+int np_nptcp_main(int argc, char **argv); /* NetPIPE's own main, renamed */
+_Noreturn void np_nptcp_exit(int status);
+int np_nptcp_socket(int domain, int type, int protocol);
+int np_nptcp_accept(int fd, struct sockaddr *addr, socklen_t *len);
+int np_nptcp_listen(int fd, int backlog);
+int np_nptcp_close(int fd);
+void *np_nptcp_malloc(size_t size);
+void *np_nptcp_calloc(size_t n, size_t size);
+void np_nptcp_free(void *p);
+
+#endif /* NP_RUN_H */

@@ -1,0 +1,113 @@
+/* test_args.c: host cases of port/np_args.c, one per question, selected by name on the command
+ * line (tests/test_args.py runs each); prints "ok NAME" or a failure and exits non-zero. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "np_args.h"
+
+#define CHECK(cond) do { if (!(cond)) { \
+    fprintf(stderr, "%s:%d: %s failed\n", __FILE__, __LINE__, #cond); exit(1); } } while (0)
+
+/* argv words of one receiver, as a space-joined string (argv[0] left out). */
+static const char *joined(const struct np_server *s)
+{
+    static char buf[512];
+    buf[0] = '\0';
+    for (int i = 1; i < s->argc; i++) {
+        strcat(buf, i > 1 ? " " : "");
+        strcat(buf, s->argv[i]);
+    }
+    CHECK(s->argv[s->argc] == NULL);
+    return buf;
+}
+
+static int parse(char **argv, struct np_cmdline *cmd)
+{
+    int argc = 0;
+    while (argv[argc])
+        argc++;
+    return np_args_parse(argc, argv, cmd);
+}
+
+/* Is a plain NPtcp command line one receiver with exactly its options? */
+static void plain_is_one_receiver(void)
+{
+    char *argv[] = {"NPtcp", "-P", "5002", "-l", "1024", NULL};
+    struct np_cmdline cmd;
+    CHECK(parse(argv, &cmd) == 0);
+    CHECK(cmd.nservers == 1 && !cmd.repeat);
+    CHECK(strcmp(cmd.servers[0].argv[0], "NPtcp") == 0);
+    CHECK(strcmp(joined(&cmd.servers[0]), "-P 5002 -l 1024") == 0);
+    np_args_free(&cmd);
+}
+
+/* Is a command line without options one receiver with NetPIPE's defaults? */
+static void no_options_is_default_receiver(void)
+{
+    char *argv[] = {"NPtcp", NULL};
+    struct np_cmdline cmd;
+    CHECK(parse(argv, &cmd) == 0);
+    CHECK(cmd.nservers == 1 && cmd.servers[0].argc == 1);
+    np_args_free(&cmd);
+}
+
+/* Does --and split receivers, and does --repeat anywhere apply to all, never reaching NPtcp? */
+static void and_splits_repeat_anywhere(void)
+{
+    char *argv[] = {"NPtcp", "-P", "5002", "--and", "-s", "--repeat", "-P", "5003", NULL};
+    struct np_cmdline cmd;
+    CHECK(parse(argv, &cmd) == 0);
+    CHECK(cmd.nservers == 2 && cmd.repeat);
+    CHECK(strcmp(joined(&cmd.servers[0]), "-P 5002") == 0);
+    CHECK(strcmp(joined(&cmd.servers[1]), "-s -P 5003") == 0);
+    CHECK(strcmp(cmd.servers[1].argv[0], "NPtcp") == 0);
+    np_args_free(&cmd);
+}
+
+/* Is an empty option set (--and first, last, doubled, or around --repeat alone) refused? */
+static void empty_sets_are_refused(void)
+{
+    char *first[] = {"NPtcp", "--and", "-P", "5003", NULL};
+    char *last[] = {"NPtcp", "-P", "5002", "--and", NULL};
+    char *doubled[] = {"NPtcp", "-P", "5002", "--and", "--and", "-s", NULL};
+    char *repeat_only[] = {"NPtcp", "--repeat", "--and", "-s", NULL};
+    struct np_cmdline cmd;
+    CHECK(parse(first, &cmd) == -EINVAL);
+    CHECK(parse(last, &cmd) == -EINVAL);
+    CHECK(parse(doubled, &cmd) == -EINVAL);
+    CHECK(parse(repeat_only, &cmd) == -EINVAL);
+}
+
+/* Is --batching-delay=US rewritten into net/'s spelling, other words untouched? */
+static void batching_delay_rewritten(void)
+{
+    char *argv[] = {"NPtcp", "--batching-delay=20", "-P", "5002", "--batching-delay-us=5", NULL};
+    CHECK(np_args_rewrite_batching_delay(5, argv) == 0);
+    CHECK(strcmp(argv[1], "--batching-delay-us=20") == 0);
+    CHECK(strcmp(argv[2], "-P") == 0 && strcmp(argv[4], "--batching-delay-us=5") == 0);
+    free(argv[1]);
+}
+
+static const struct {
+    const char *name;
+    void (*run)(void);
+} cases[] = {
+    {"plain_is_one_receiver", plain_is_one_receiver},
+    {"no_options_is_default_receiver", no_options_is_default_receiver},
+    {"and_splits_repeat_anywhere", and_splits_repeat_anywhere},
+    {"empty_sets_are_refused", empty_sets_are_refused},
+    {"batching_delay_rewritten", batching_delay_rewritten},
+};
+
+int main(int argc, char **argv)
+{
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (argc > 1 && strcmp(argv[1], cases[i].name) != 0)
+            continue;
+        cases[i].run();
+        printf("ok %s\n", cases[i].name);
+    }
+    return 0;
+}

@@ -1,0 +1,87 @@
+"""nom's NPtcp against the host's NPtcp with identical options (NetPIPE requires it): does
+ping-pong of 1024-byte messages complete and give a latency, does NetPIPE's own integrity check
+pass over a sweep of sizes, does streaming complete, does a wrong option end with a clear
+error, and does a receiver survive its transmitter being killed mid-run and serve the next?
+The guest runs under TCG here: the figures are printed, never judged."""
+import re
+import signal
+import subprocess
+import time
+
+from loadgen.parsers import parse_nptcp_stdout
+
+
+def completed(r):
+    assert r.returncode == 0, f"host NPtcp exited {r.returncode}:\n{r.stdout}{r.stderr}"
+    return parse_nptcp_stdout(r.stdout + r.stderr)
+
+
+def test_pingpong_1024_bytes_reports_latency(netpipe):
+    rows = completed(netpipe.transmit("pingpong"))
+    assert [r["bytes"] for r in rows] == [1024]
+    assert rows[0]["usec"] > 0 and rows[0]["times"] > 0
+    print(f"\nnom NPtcp ping-pong 1024 B: {rows[0]['usec']:.1f} us one way "
+          f"({rows[0]['mbps']:.2f} Mbps, {rows[0]['times']} round trips per trial)")
+
+
+def test_integrity_check_passes_over_a_sweep(netpipe):
+    r = netpipe.transmit("integrity")
+    assert r.returncode == 0, f"host NPtcp exited {r.returncode}:\n{r.stdout}{r.stderr}"
+    sizes = [int(line.split()[1]) for line in r.stderr.splitlines() if "bytes" in line
+             and "-->" in line]
+    passed = r.stderr.count("Integrity check passed")
+    assert sizes and 4096 < sizes[-1] <= 8192, r.stderr  # the sweep reached its top
+    assert passed == len(sizes), r.stderr
+
+
+def test_streaming_completes(netpipe):
+    rows = completed(netpipe.transmit("stream"))
+    assert [r["bytes"] for r in rows] == [32768]
+    assert rows[0]["mbps"] > 0
+    print(f"\nnom NPtcp streaming 32 KiB: {rows[0]['mbps']:.2f} Mbps (NetPIPE's, 2**20 bit/s)")
+
+
+def kill_mid_run(netpipe, name, receiver):
+    """Starts a transmitter, kills it after its second message size, and checks that the
+    run it was in ends unfinished and that the next run serves a whole session."""
+    run = netpipe.wait_listening(receiver)
+    proc = netpipe.transmit(name, popen={"stdout": subprocess.PIPE,
+                                         "stderr": subprocess.STDOUT})
+    seen = b""
+    while seen.count(b" Mbps in ") < 2:
+        chunk = proc.stdout.read1(4096)
+        assert chunk, f"host NPtcp ended early:\n{seen.decode()}"
+        seen += chunk
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(30)
+    netpipe.wait_listening(receiver, after=run)
+    ended = re.search(rf"^NPtcp: receiver {receiver}: run {run} ended, status (-?\d+)",
+                      netpipe.vm.log(), re.M)
+    assert ended and ended.group(1) != "0", netpipe.vm.tail()
+    return completed(netpipe.transmit(name))
+
+
+def test_pingpong_survives_a_killed_transmitter(netpipe):
+    rows = kill_mid_run(netpipe, "pingpong-sweep", 4)
+    assert rows[0]["bytes"] == 1 and rows[-1]["bytes"] > 32768
+
+
+def test_streaming_survives_a_killed_transmitter(netpipe):
+    rows = kill_mid_run(netpipe, "stream-sweep", 5)
+    assert rows[0]["bytes"] == 1 and rows[-1]["bytes"] > 32768
+
+
+def test_wrong_options_end_with_a_clear_error(boot_nptcp):
+    """Three applications, each on a NIC of its own: an option NetPIPE does not know, an empty
+    receiver set, a malformed address. Each ends at once with its message, --repeat or not."""
+    result = boot_nptcp(["NPtcp --nic=1 --ip=10.0.2.15/24 --repeat -P 5002 -Z",
+                         "NPtcp --nic=2 --ip=10.0.2.16/24 -P 5002 --and",
+                         "NPtcp --nic=3 --ip=10.0.2.300/24 -P 5002"])
+    log = result.log
+    assert "NETPIPE USAGE" in log, log
+    assert "NPtcp: receiver 1: run 1 ended, status -12" in log, log
+    assert "NPtcp: receiver 1: stops: its run ended before a transmitter came" in log, log
+    assert "a receiver's option set is empty" in log, log
+    assert "NPtcp: network start failed: Invalid argument" in log, log
+    assert "nom: all applications ended" in log, log
+    assert not result.all_apps_ok
