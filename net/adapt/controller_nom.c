@@ -1,6 +1,6 @@
-/* controller_nom.c: the controller on nom (nom/adapt.h): options, the price from the bulletin
- * board (slot 0, paper 3.7), the load sample timer, the decision, and its report on the board
- * (NOM_SYS_APP_REPORT) and the console. Everything after nom_adapt_start runs in libnom's
+/* controller_nom.c: the controller on nom (nom/adapt.h): options, the bandwidth price priced
+ * publishes (paper 3.7, through priced's subscriber library nom/price.h), the load sample
+ * timer, the decision, and its report on the board (NOM_SYS_APP_REPORT) and the console. Everything after nom_adapt_start runs in libnom's
  * scheduler context, so it never blocks and writes the console with the system call (stdio
  * may be held by a thread). */
 #include <errno.h>
@@ -10,15 +10,13 @@
 #include <string.h>
 
 #include <nom/adapt.h>
-#include <nom/bb.h>
 #include <nom/net.h>
+#include <nom/price.h>
 #include <nom/sched.h>
 #include <nom/syscall.h>
 #include <nom/time.h>
 
 #include "conns.h"
-
-#define PRICE_SLOT 0 /* where priced publishes the bandwidth price */
 
 struct options {
     enum nom_utility_kind utility;
@@ -85,13 +83,12 @@ static int parse_options(int *argc, char **argv, struct options *o)
     return 0;
 }
 
-/* Reads price slot 0 into the state; 1 if the price acted on changed. */
+/* Reads the published bandwidth price into the state; 1 if the price acted on changed. */
 static int read_price(void)
 {
-    struct nom_bb_price p;
-    int has = nom_bb_price(PRICE_SLOT, &p) == 0 && p.resource == NOM_RES_BANDWIDTH &&
-              p.unit == NOM_UNIT_GBIT;
-    double price = has ? (double)p.price_micro / 1e6 : 0.0; /* abi.h: micro-dollars */
+    struct nom_price p;
+    int has = nom_price_bandwidth(&p) == 0;
+    double price = has ? p.usd_per_gbit : 0.0;
     int changed = has != ctl.st.has_price || price != ctl.st.price;
     ctl.st.has_price = has;
     ctl.st.price = price;
@@ -163,10 +160,11 @@ static void sample(void *arg)
                   NULL);
 }
 
-static void on_notify(uint64_t bits, void *arg)
+/* priced's library calls this on NOM_NOTIFY_PRICE (scheduler context). */
+static void on_price(const struct nom_price *now, void *arg)
 {
-    (void)arg;
-    if ((bits & NOM_NOTIFY_PRICE) && read_price())
+    (void)now, (void)arg;
+    if (read_price())
         decide("price");
 }
 
@@ -193,6 +191,10 @@ int nom_adapt_start(int *argc, char **argv, const struct nom_adapt_profile *prof
     int r = parse_options(argc, argv, &o);
     if (r == 0)
         r = check_start(prof, &o);
+    if (r == 0 && nom_price_subscribe(on_price, NULL) != 0) {
+        fprintf(stderr, "adapt: cannot subscribe to price notifications\n");
+        r = -EINVAL;
+    }
     if (r != 0)
         return r;
     nom_preempt_disable();
@@ -204,7 +206,6 @@ int nom_adapt_start(int *argc, char **argv, const struct nom_adapt_profile *prof
                                        .utility = o.utility, .load = NOM_LOAD_SINGLE,
                                        .w_us = nom_net_batching_delay_us()};
     read_price();
-    nom_notify_handler_set(on_notify, NULL);
     decide("start");
     nom_timer_add(&ctl.timer, nom_tsc() + nom_us_to_tsc(NOM_ADAPT_SAMPLE_MS * 1000ull), sample,
                   NULL);

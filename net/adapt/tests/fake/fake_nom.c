@@ -1,12 +1,12 @@
 /* fake_nom.c: host stand-ins for what net/adapt's controller calls on nom (fake_nom.h): a
- * one-timer "clock" the test advances, the notification handler, price slot 0 of the board,
+ * one-timer "clock" the test advances, priced's subscriber library over price slot 0,
  * the stack's W and connection count, the app report and the console. */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 
-#include <nom/bb.h>
 #include <nom/net.h>
+#include <nom/price.h>
 #include <nom/sched.h>
 #include <nom/syscall.h>
 #include <nom/time.h>
@@ -22,8 +22,8 @@ uint32_t fake_w_us;
 char fake_console[8192];
 
 static struct nom_timer *armed;
-static void (*notify_fn)(uint64_t, void *);
-static void *notify_arg;
+static void (*change_fn)(const struct nom_price *, void *);
+static void *change_arg;
 
 void fake_reset(void)
 {
@@ -34,7 +34,7 @@ void fake_reset(void)
     fake_w_us = 0;
     fake_console[0] = '\0';
     armed = NULL;
-    notify_fn = NULL;
+    change_fn = NULL;
 }
 
 void fake_publish(double usd)
@@ -55,32 +55,38 @@ int fake_fire_timer(void)
     return 1;
 }
 
+/* What priced's library does on a notification: price bits only, the callback if subscribed. */
 int fake_notify(uint64_t bits)
 {
-    if (notify_fn == NULL)
+    struct nom_price now;
+    if (change_fn == NULL)
         return 0;
-    notify_fn(bits, notify_arg);
+    if ((bits & NOM_NOTIFY_PRICE) && nom_price_bandwidth(&now) == 0)
+        change_fn(&now, change_arg);
     return 1;
 }
 
-/* libnom */
-int nom_bb_price(unsigned slot, struct nom_bb_price *out)
+/* priced's subscriber library (nom/price.h) */
+int nom_price_bandwidth(struct nom_price *out)
 {
-    if (slot >= NOM_BB_MAX_PRICES)
-        return -1;
-    if (slot == 0)
-        *out = fake_price;
-    else
-        memset(out, 0, sizeof *out);
+    if (fake_price.resource != NOM_RES_BANDWIDTH || fake_price.unit != NOM_UNIT_GBIT)
+        return -ENOENT;
+    *out = (struct nom_price){.usd_per_gbit = (double)fake_price.price_micro / 1e6,
+                              .micro_per_gbit = fake_price.price_micro,
+                              .sequence = fake_price.sequence};
     return 0;
 }
+int nom_price_subscribe(void (*on_change)(const struct nom_price *, void *), void *arg)
+{
+    change_fn = on_change;
+    change_arg = arg;
+    fake_report.subscribe_prices = 1;
+    return 0;
+}
+
+/* libnom */
 void nom_preempt_disable(void) {}
 void nom_preempt_enable(void) {}
-void nom_notify_handler_set(void (*fn)(uint64_t, void *), void *arg)
-{
-    notify_fn = fn;
-    notify_arg = arg;
-}
 void nom_timer_add(struct nom_timer *t, uint64_t deadline, void (*fn)(void *), void *arg)
 {
     t->deadline = deadline;

@@ -1,5 +1,5 @@
 /* fake_nom.h: what the host test sets and reads of the fakes (fake_nom.c) standing in for
- * libnom (scheduler, timers, notifications, board), the network stack and the console. */
+ * libnom (scheduler, timers), priced's subscriber library, the network stack and the console. */
 #ifndef FAKE_NOM_H
 #define FAKE_NOM_H
 
@@ -21,7 +21,7 @@ void fake_reset(void);
 void fake_publish(double usd);
 /* Runs the armed timer's callback once (the "clock" reaching its deadline); 0 if none armed. */
 int fake_fire_timer(void);
-/* Delivers notification bits to the registered handler; 0 if none registered. */
+/* Delivers notification bits as priced's library would; 0 if nothing subscribed. */
 int fake_notify(uint64_t bits);
 
 #endif /* FAKE_NOM_H */
