@@ -1,6 +1,7 @@
 """`make run`'s last step (tools/nomrun.py) on the default image: it boots, nhttpd answers on the
-forwarded port with the paper's 175-byte page, memcached answers on its own NIC's port, and
-stopping nomrun stops QEMU."""
+forwarded port with the paper's 175-byte page, memcached answers on its own NIC's port, the
+host's NPtcp completes a ping-pong run of a few sizes against nom's NPtcp (the image's options),
+and stopping nomrun stops QEMU."""
 import os
 import re
 import signal
@@ -12,6 +13,10 @@ import urllib.request
 from nomvm.session import TOP
 
 ISO = os.path.join(TOP, "build", "nom.iso")
+# The host NPtcp (tools/loadgen's build) and the options the default image's NPtcp serves with
+# (apps/default-image.txt): NetPIPE needs identical options on both sides.
+HOST_NPTCP = os.path.join(TOP, "build", "loadgen", "NPtcp")
+NPTCP_OPTIONS = ["-l", "1024", "-u", "4096", "-p", "0"]
 SHIFT = 30000 + os.getpid() % 10000
 
 
@@ -52,6 +57,15 @@ def test_default_image_serves_the_index_and_stops_cleanly():
         body = urllib.request.urlopen(f"http://127.0.0.1:{8080 + SHIFT}/", timeout=60).read()
         assert len(body) == 175 and body.startswith(b"<!DOCTYPE html>")
         assert memcached_version(11211 + SHIFT).startswith(b"VERSION 1.6.18")
+        listening = r"^NPtcp: receiver 1: run 1 listening"  # its line may be in `out` already
+        if not re.search(listening, out, re.M):
+            out += read_until(proc, listening, 120)
+        nptcp = subprocess.run([HOST_NPTCP, "-h", "127.0.0.1", "-P", str(5002 + SHIFT),
+                                *NPTCP_OPTIONS, "-o", os.devnull],
+                               capture_output=True, text=True, timeout=300)
+        sizes = re.findall(r"^\s*\d+:\s+(\d+) bytes .* Mbps in", nptcp.stderr, re.M)
+        assert nptcp.returncode == 0 and sizes == ["1024", "1536", "2048", "3072", "4096"], \
+            nptcp.stdout + nptcp.stderr
         vm_dir = re.search(r"also in (\S+)/serial.log", out).group(1)
     finally:
         proc.send_signal(signal.SIGTERM)
