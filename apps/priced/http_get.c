@@ -115,7 +115,7 @@ static enum http_failure read_response(int fd, const struct http_url *url, int64
         }
     }
     if (res == HTTP_ERROR)
-        return failed(HTTP_FAIL_PROTOCOL, why, whylen, "bad answer from %s: %s", url->host,
+        return failed(HTTP_FAIL_PROTOCOL, why, whylen, "%s: %s", url->host,
                       r->error);
     if (r->status != 200)
         return failed(HTTP_FAIL_STATUS, why, whylen, "%s answered %d %s", url->host, r->status,

@@ -167,6 +167,8 @@ static int parse_head(struct http_response *r, size_t len)
         const char *eol = p;
         while (eol < end && *eol != '\r' && *eol != '\n' && *eol != '\0')
             eol++;
+        if (eol < end && *eol == '\0')
+            return fail(r, "a NUL byte in the response head");
         if (eol + 1 >= r->head + len || eol[0] != '\r' || eol[1] != '\n')
             return fail(r, "a header line does not end in CRLF");
         int res = first ? parse_status_line(r, p, (size_t)(eol - p))
