@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <nom/adapt.h>
 #include <nom/bb.h>
 #include <nom/net.h>
 #include <nom/time.h>
@@ -17,19 +18,29 @@
 
 static bool delay_fixed; /* --batching-delay given: W stays where the profile sweep put it */
 
+/* The profit-maximizing controller (net/adapt, paper 6.5) with nhttpd's profile; it takes
+ * --utility=, --adapt and --batching-delay= out of argv. */
+static int start_controller(int *argc, char **argv)
+{
+    int r = nom_adapt_start(argc, argv, &nom_adapt_profile);
+    if (r != 0)
+        fprintf(stderr, "nhttpd: cannot start the controller: %s\n", strerror(-r));
+    return r == 0 ? 0 : -1;
+}
+
 int platform_start(int *argc, char **argv)
 {
     int r = nom_net_start(argc, argv);
     if (r == -ETIMEDOUT) {
         /* No DHCP lease yet; the stack keeps trying and the listener works once it has one. */
         fprintf(stderr, "nhttpd: no address yet (DHCP timed out); serving when one arrives\n");
-        return 0;
+        return start_controller(argc, argv);
     }
     if (r != 0) {
         fprintf(stderr, "nhttpd: cannot start the network: %s\n", strerror(-r));
         return -1;
     }
-    return 0;
+    return start_controller(argc, argv);
 }
 
 uint64_t platform_ticks(void) { return nom_tsc(); }
@@ -83,13 +94,32 @@ static void driver_json(struct json *j, const struct nom_net_stats *st)
     json_object_end(j);
 }
 
+/* The controller's state (nom/adapt.h): utility, load class, expected profit rate. */
+static void adapt_json(struct json *j, const struct nom_adapt_status *a)
+{
+    json_object_begin(j, "adapt");
+    json_string(j, "utility", nom_utility_name(a->utility));
+    json_string(j, "load_class", nom_load_name(a->load));
+    json_uint(j, "active_connections", a->active_conns);
+    if (a->has_rate)
+        json_double(j, "expected_profit_usd_per_s", a->profit_rate);
+    else
+        json_null(j, "expected_profit_usd_per_s");
+    json_uint(j, "decisions", a->decisions);
+    json_uint(j, "w_changes", a->w_changes);
+    json_object_end(j);
+}
+
 void platform_stats_json(struct json *j)
 {
     struct nom_net_stats st;
+    struct nom_adapt_status a;
     double price;
+    nom_adapt_status(&a);
     json_string(j, "platform", "nom");
     json_uint(j, "batching_delay_us", nom_net_batching_delay_us());
-    json_bool(j, "batching_delay_fixed", delay_fixed);
+    json_bool(j, "batching_delay_fixed", delay_fixed || !a.adaptive);
+    adapt_json(j, &a);
     if (bandwidth_price(&price))
         json_double(j, "bandwidth_price_usd_per_gbit", price);
     else
