@@ -52,13 +52,19 @@ def _short(text, limit=120):
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def _load(result, when):
+    loads = result.get("host_load_avg", {}).get(when)
+    return "/".join(f"{x:.1f}" for x in loads) if loads else "-"
+
+
 def markdown(result):
     m = result["machine"]
     lines = [f"# nom data-path benchmark, {m['accel'].upper()} ({m['accel_reason']})", "",
              f"{m['date_utc']}, commit {m['commit']}{' (dirty)' if m['dirty'] else ''}, "
              f"{m['cpu_model']}, {m['cpus']} CPUs, {m['qemu']}; "
              f"{result['settings']['seconds']} s per tool and phase"
-             f"{', quick mode' if result['settings']['quick'] else ''}.", "",
+             f"{', quick mode' if result['settings']['quick'] else ''}; host load average "
+             f"{_load(result, 'start')} at the start, {_load(result, 'end')} at the end.", "",
              "## nhttpd: wrk requests/s, nomload latency, QEMU counters per wrk request", ""]
     lines += _web_table(result)
     lines += ["", "## rawecho UDP round trip (the floor), one request at a time", ""]

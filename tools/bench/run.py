@@ -134,7 +134,8 @@ def main(argv=None):
                            "many": {"wrk": "-t2 -c32", "nomload": "--conns 32"},
                            "single": {"wrk": "-t1 -c1", "nomload": "--conns 1"},
                            "rawecho_echoes": args.echoes, "rawecho_window": 16},
-              "nhttpd": [], "rawecho": {"error": "not run"}, "interrupted": False}
+              "nhttpd": [], "rawecho": {"error": "not run"}, "interrupted": False,
+              "host_load_avg": {"start": os.getloadavg()}}
     # SIGTERM/SIGHUP end the run like Ctrl-C: the guests stop, what was measured is written.
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, lambda signum, frame: (_ for _ in ()).throw(
@@ -143,6 +144,8 @@ def main(argv=None):
         measure_all(args, accel, result, out)
     except KeyboardInterrupt:
         result["interrupted"] = True
+    # Other work on the host's cores slows TCG's guests: the load says how busy it was.
+    result["host_load_avg"]["end"] = os.getloadavg()
     result["failures"] = failures(result)
     paths = report.write(result, out)
     print("wrote", *paths)
