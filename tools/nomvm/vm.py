@@ -27,6 +27,21 @@ class Nic:
     transitional: bool = False  # False: modern-only virtio 1.x (1af4:1041)
 
 
+def smp_option(smp, accel):
+    """QEMU's -smp value. Under TCG a machine that can only ever have one vCPU is translated
+    without CF_PARALLEL, and then TCG drops every guest memory barrier (tcg_gen_mb emits nothing;
+    QEMU 7.2 accel/tcg/tcg-accel-ops-mttcg.c passes `max_cpus > 1`). The device models run on
+    QEMU's I/O thread at the same time as the vCPU thread, so virtio's event-index handshake
+    (the guest stores avail->idx then loads avail_event, the device stores avail_event then
+    loads avail->idx, spec 2.6.7/2.6.8) loses a notification now and then on the host's
+    store-load reordering: the device waits for a kick the guest saw no need for, and the guest
+    stops receiving. Allowing a second, absent vCPU (maxcpus=2, marked not enabled in the ACPI
+    MADT) makes TCG honour the barriers, as KVM always does. Every guest gets the same option."""
+    if accel == "tcg" and smp < 2:
+        return f"{smp},maxcpus=2"
+    return str(smp)
+
+
 class VM:
     def __init__(self, iso=None, kernel=None, initrd=None, append=None, smp=1, memory_mb=128,
                  nics=(), accel=None, extra_args=(), workdir=None, name="nom"):
@@ -34,7 +49,8 @@ class VM:
         self.workdir = workdir or tempfile.mkdtemp(prefix=f"{name}-vm-")
         self.serial_path = os.path.join(self.workdir, "serial.log")
         self.args = ["qemu-system-x86_64", "-machine", "q35", "-m", str(memory_mb),
-                     "-smp", str(smp), "-display", "none", "-no-reboot", "-nodefaults",
+                     "-smp", smp_option(smp, self.accel), "-display", "none", "-no-reboot",
+                     "-nodefaults",
                      "-serial", f"file:{self.serial_path}",
                      "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
         if self.accel == "kvm":

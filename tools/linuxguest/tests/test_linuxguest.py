@@ -58,7 +58,7 @@ def test_modules_load_dependencies_first():
 
 def test_guest_is_one_vcpu_256_mib_with_the_static_address(guest):
     lab, vm, _ = guest
-    assert vm.args[vm.args.index("-smp") + 1] == "1"
+    assert vm.args[vm.args.index("-smp") + 1].split(",")[0] == "1"  # maxcpus=2 under TCG
     assert vm.args[vm.args.index("-m") + 1] == "256"
     assert lab.run(["ping", "-c", "1", "-W", "5", lab.guest_ip], timeout=30).returncode == 0
 
