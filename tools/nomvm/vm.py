@@ -2,13 +2,18 @@
 
 The serial console goes to a file; wait_for() polls it for a regular expression. The guest can
 end itself through isa-debug-exit (port 0xf4): QEMU then exits with (value << 1) | 1.
-Every VM is stopped by its own PID on stop() or when the Python object is closed.
+Every VM is stopped by its own PID on stop() or when the Python object is closed, and its
+QEMU gets SIGKILL when the Python process that started it dies, however it dies (a killed
+pytest leaves no QEMU behind): see _spawn().
 """
+import ctypes
 import os
+import queue
 import re
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -40,6 +45,63 @@ def smp_option(smp, accel):
     if accel == "tcg" and smp < 2:
         return f"{smp},maxcpus=2"
     return str(smp)
+
+
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+_libc = ctypes.CDLL(None, use_errno=True)  # loaded before any fork: the child only calls it
+
+
+def _die_with_parent(parent_pid):
+    """A preexec_fn (it runs in the forked child before exec): SIGKILL when the parent dies.
+    The setting survives exec (also through `ip netns exec`, which execs QEMU in place) and
+    fires if the parent died even before it was made (getppid no longer the parent)."""
+    def set_death_signal():
+        if _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG)")
+        if os.getppid() != parent_pid:
+            os.kill(os.getpid(), signal.SIGKILL)
+    return set_death_signal
+
+
+class _Spawner:
+    """The one thread that forks every QEMU. Linux sends the death signal when the *thread*
+    that forked the child ends, not its process (prctl(2)): a VM started from a short-lived
+    thread (a helper thread, an executor's worker) would die as that thread returns. This
+    daemon thread lives as long as the process, so QEMU dies exactly with the process."""
+    _lock = threading.Lock()
+    _thread = None
+    _requests = queue.Queue()
+
+    @classmethod
+    def popen(cls, args, **kwargs):
+        """subprocess.Popen(args, **kwargs) forked by the spawner thread, its exception
+        re-raised here."""
+        with cls._lock:
+            if cls._thread is None or not cls._thread.is_alive():  # also after a fork
+                cls._requests = queue.Queue()
+                cls._thread = threading.Thread(target=cls._serve, args=(cls._requests,),
+                                               name="nomvm-spawner", daemon=True)
+                cls._thread.start()
+            done = queue.Queue(1)
+            cls._requests.put((args, kwargs, done))
+        ok, value = done.get()
+        if not ok:
+            raise value
+        return value
+
+    @staticmethod
+    def _serve(requests):
+        while True:
+            args, kwargs, done = requests.get()
+            try:
+                done.put((True, subprocess.Popen(args, **kwargs)))
+            except BaseException as e:  # handed to the caller, who raises it
+                done.put((False, e))
+
+
+def _spawn(args, **kwargs):
+    """Starts QEMU (args) so that it gets SIGKILL when this Python process dies."""
+    return _Spawner.popen(args, preexec_fn=_die_with_parent(os.getpid()), **kwargs)
 
 
 class VM:
@@ -89,9 +151,8 @@ class VM:
     def start(self):
         open(self.serial_path, "w").close()
         self.stderr = open(os.path.join(self.workdir, "qemu.stderr"), "w")
-        self.proc = subprocess.Popen(self.args, stdin=subprocess.DEVNULL,
-                                     stdout=self.stderr, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+        self.proc = _spawn(self.args, stdin=subprocess.DEVNULL, stdout=self.stderr,
+                           stderr=subprocess.STDOUT, start_new_session=True)
         return self
 
     def log(self):
