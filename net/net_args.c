@@ -1,4 +1,5 @@
-/* net_args.c: parses --ip=A/N, --gw=A, --nic=N and --batching-delay-us=US (net_args.h). */
+/* net_args.c: parses --ip=A/N, --gw=A, --nic=N, --batching-delay-us=US and --idle-poll-us=US
+ * (net_args.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,11 @@ static int parse_one(const char *arg, struct nom_net_config *cfg, int *nic)
         cfg->batching_delay_us = (uint32_t)v;
         return v < 0 ? -EINVAL : 1;
     }
+    if (strncmp(arg, "--idle-poll-us=", 15) == 0) {
+        v = parse_number(arg + 15, 1000000);
+        cfg->idle_poll_us = (int32_t)v;
+        return v < 0 ? -EINVAL : 1;
+    }
     return 0;
 }
 
@@ -76,6 +82,7 @@ int net_args_parse(int *argc, char **argv, struct nom_net_config *cfg, int *nic)
 {
     int out = 1, r;
     memset(cfg, 0, sizeof *cfg);
+    cfg->idle_poll_us = -1;
     *nic = -1;
     for (int i = 1; i < *argc; i++) {
         r = parse_one(argv[i], cfg, nic);

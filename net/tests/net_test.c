@@ -760,17 +760,18 @@ static void case_addrinfo(void)
 static void case_args(void)
 {
     char *argv[] = { "prog", "--ip=10.0.2.15/24", "-p", "--gw=10.0.2.2", "80", "--nic=3",
-                     "--batching-delay-us=12", NULL };
+                     "--batching-delay-us=12", "--idle-poll-us=200", NULL };
     char *bad1[] = { "prog", "--ip=10.0.2.15/33", NULL };
     char *bad2[] = { "prog", "--gw=10.0.2.2", NULL };
     char *none[] = { "prog", "-v", NULL };
     struct nom_net_config cfg;
-    int argc = 7, nic, n;
+    int argc = 8, nic, n;
     CHECK(net_args_parse(&argc, argv, &cfg, &nic) == 0, "parse");
     CHECK(argc == 3 && strcmp(argv[1], "-p") == 0 && strcmp(argv[2], "80") == 0 && !argv[3],
           "the application keeps its own arguments");
     CHECK(cfg.ip == htonl(0x0a00020fu) && cfg.netmask == htonl(0xffffff00u) &&
-          cfg.gw == htonl(0x0a000202u) && nic == 3 && cfg.batching_delay_us == 12, "values");
+          cfg.gw == htonl(0x0a000202u) && nic == 3 && cfg.batching_delay_us == 12 &&
+          cfg.idle_poll_us == 200, "values");
     n = 2;
     CHECK(net_args_parse(&n, bad1, &cfg, &nic) == -EINVAL, "prefix 33");
     n = 2;
@@ -778,6 +779,7 @@ static void case_args(void)
     n = 2;
     CHECK(net_args_parse(&n, none, &cfg, &nic) == 0 && n == 2 && cfg.ip == 0 && nic == -1,
           "default: DHCP, first NIC");
+    CHECK(cfg.idle_poll_us == -1, "default: libnom's idle poll time");
 }
 
 static const struct { const char *name; void (*fn)(void); } cases[] = {

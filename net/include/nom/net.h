@@ -17,6 +17,10 @@
  *   --gw=A.B.C.D     default gateway with --ip (default: none)
  *   --nic=N          bulletin-board index of the NIC to acquire (default: the first free one)
  *   --batching-delay-us=US   initial W (default 0; applications may set their own later)
+ *   --idle-poll-us=US  how long an idle core keeps polling the NIC before it re-enables the
+ *                      interrupt and blocks (the poll/interrupt switch; default libnom's 50 us).
+ *                      Longer: fewer interrupts and wake-ups under bursty load, more CPU spent
+ *                      spinning; 0: interrupt mode as soon as the core is idle.
  */
 #ifndef NOM_NET_H
 #define NOM_NET_H
@@ -28,6 +32,7 @@ struct nom_net_config {
     uint32_t ip, netmask, gw;    /* ip == 0: DHCP */
     uint32_t dhcp_timeout_ms;    /* 0: 10 s */
     uint32_t batching_delay_us;  /* initial W */
+    int32_t idle_poll_us;        /* --idle-poll-us; -1: libnom's default (nom_net_start only) */
 };
 
 /* Counters of the stack's data path: the driver's (see drivers/virtio-net/virtio_net.h) and
