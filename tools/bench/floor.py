@@ -32,14 +32,17 @@ def measure(w_values, requests, window, accel, workdir):
     args = argparse.Namespace(w=",".join(str(w) for w in w_values), requests=requests,
                               window=window)
     os.makedirs(workdir, exist_ok=True)
-    with netlab.NetLab() as lab:
-        iso = make_iso(str(rb.KERNEL), [(str(rb.RAWECHO), f"rawecho --ip={lab.guest_ip}")],
-                       os.path.join(workdir, "rawecho.iso"))
-        vm = VM(iso=iso, nics=[Nic(mac=MAC, backend="tap", tap=lab.tap)], accel=accel,
-                workdir=workdir, name="rawecho")
-        counters = vmcounters.RunCounters(os.path.join(workdir, "counters"), vm.accel)
-        vm.args += counters.qemu_args()
-        target = rb.Target(lab.guest_ip, 7, 7001, lab)
-        banner, rows = rb.run(args, vm, counters, target, lab.start_vm)
-    os.unlink(iso)
+    iso = os.path.join(workdir, "rawecho.iso")  # 12 MB: removed whatever happens
+    try:
+        with netlab.NetLab() as lab:
+            make_iso(str(rb.KERNEL), [(str(rb.RAWECHO), f"rawecho --ip={lab.guest_ip}")], iso)
+            vm = VM(iso=iso, nics=[Nic(mac=MAC, backend="tap", tap=lab.tap)], accel=accel,
+                    workdir=workdir, name="rawecho")
+            counters = vmcounters.RunCounters(os.path.join(workdir, "counters"), vm.accel)
+            vm.args += counters.qemu_args()
+            target = rb.Target(lab.guest_ip, 7, 7001, lab)
+            banner, rows = rb.run(args, vm, counters, target, lab.start_vm)
+    finally:
+        if os.path.exists(iso):
+            os.unlink(iso)
     return {"guest_banner": banner, "requests": requests, "window": window, "rows": rows}
