@@ -1,10 +1,10 @@
 """nom's driver: the nom kernel with one application (and priced), 1 vCPU, 128 MiB (paper 6.1).
 
 NIC 0 is the application's, on the lab's tap, with the static address the other guests use.
-priced, when built, gets NIC 1, QEMU user networking: from the guest it reaches the price
-provider at 10.0.2.2, which QEMU (running inside the lab's namespace) connects to the
-namespace's own loopback, where the provider listens (LabDriver.service_address()). Its traffic
-never touches the tap, so it is not billed as the application's.
+priced, when built, gets NIC 1 (board index 2), QEMU user networking: from the guest it
+reaches the price provider at 10.0.2.2, which QEMU (running inside the lab's namespace) connects
+to the namespace's own loopback, where the provider listens (LabDriver.service_address()). Its
+traffic never touches the tap, so it is not billed as the application's.
 
 Variants: "adaptive" (the application picks W from price and load; needs priced) and "w=N"
 (the application's --batching-delay=N, paper 6.5).
@@ -68,7 +68,10 @@ class NomDriver(LabDriver):
         modules = [(os.path.join(BUILD, elf), " ".join([app] + args))]
         nics = [nic]
         if os.path.isfile(PRICED):
-            modules.append((PRICED, f"priced --nic=1 --provider="
+            # nom.price-publisher: without it the kernel refuses priced's prices (abi.h).
+            # --nic=2: priced's NIC is the VM's second, QEMU's PCI slot 2 on q35, so
+            # bulletin-board index 2 (index 0 is the host bridge, 1 the application's NIC).
+            modules.append((PRICED, f"nom.price-publisher priced --nic=2 --provider="
                                     f"{PRICE_URL.format(port=self.price_port)}"))
             nics.append(Nic(mac="52:54:00:12:34:57", backend="user"))
         iso = make_iso(KERNEL, modules, os.path.join(workdir, "vm", "nom.iso"))
