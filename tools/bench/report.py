@@ -12,21 +12,22 @@ def _fmt(value, digits=0):
 def _phase_cells(phase):
     """Table cells of one phase's figures (or of its error)."""
     if phase is None or "error" in phase:
-        return ["failed"] + [""] * 7
+        return ["failed"] + [""] * 8
     lat, per = phase["latency_us"], phase["per_request"]
-    return [_fmt(phase["requests_per_s"]), _fmt(lat["mean"], 1), _fmt(lat["p50"], 1),
+    errors = phase["errors"] + phase["nomload"]["errors"]
+    return [_fmt(phase["requests_per_s"]), _fmt(errors), _fmt(lat["mean"], 1), _fmt(lat["p50"], 1),
             _fmt(lat["p99"], 1), _fmt(lat["stddev"], 1), _fmt(per["insns_per_req"]),
             _fmt(per["notifies_per_req"], 2), _fmt(per["irqs_per_req"], 2)]
 
 
 def _web_table(result):
-    head = ["guest", "W µs", "phase", "req/s (wrk)", "mean µs", "p50 µs", "p99 µs", "stddev µs",
+    head = ["guest", "W µs", "phase", "req/s (wrk)", "errors", "mean µs", "p50 µs", "p99 µs", "stddev µs",
             "insns/req", "kicks/req", "irqs/req"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in result["nhttpd"]:
         w = "-" if row["w_us"] is None else f"{row['w_us']:g}"
         for phase in ("many", "single"):
-            cells = ([f"failed: {_short(row['error'])}"] + [""] * 7 if "error" in row
+            cells = ([f"failed: {_short(row['error'])}"] + [""] * 8 if "error" in row
                      else _phase_cells(row.get(phase)))
             lines.append("| " + " | ".join([row["guest"], w, phase] + cells) + " |")
     return lines
