@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include <nom/adapt.h>
-#include <nom/bb.h>
 #include <nom/net.h>
+#include <nom/price.h>
 #include <nom/time.h>
 
 #include "json.h"
@@ -55,18 +55,15 @@ int platform_set_batching_delay_us(unsigned us)
     return r;
 }
 
-/* The bandwidth price priced published on the bulletin board, if any, in $/Gbit. */
+/* The bandwidth price priced published on the bulletin board, if any, in $/Gbit (read
+ * consistently by priced's subscriber library, nom/price.h). */
 static bool bandwidth_price(double *usd_per_gbit)
 {
-    for (unsigned i = 0; i < NOM_BB_MAX_PRICES; i++) {
-        struct nom_bb_price p;
-        if (nom_bb_price(i, &p) == 0 && p.resource == NOM_RES_BANDWIDTH &&
-            p.unit == NOM_UNIT_GBIT) {
-            *usd_per_gbit = (double)p.price_micro / 1e6; /* abi.h: micro-dollars per unit */
-            return true;
-        }
-    }
-    return false;
+    struct nom_price p;
+    if (nom_price_bandwidth(&p) != 0)
+        return false;
+    *usd_per_gbit = p.usd_per_gbit;
+    return true;
 }
 
 /* The driver's and netif's counters (nom/net.h), all uint64_t, under their own names. */
