@@ -15,6 +15,6 @@ def test_several_vcpus_and_kvm_are_left_alone():
     assert smp_option(1, "kvm") == "1"
 
 
-def test_the_vm_command_line_carries_it():
-    vm = VM(kernel="/nonexistent", smp=1, accel="tcg")
+def test_the_vm_command_line_carries_it(tmp_path):
+    vm = VM(kernel="/nonexistent", smp=1, accel="tcg", workdir=str(tmp_path))
     assert vm.args[vm.args.index("-smp") + 1] == "1,maxcpus=2"
