@@ -1,11 +1,18 @@
 """`make run`: boots the default nom image with its applications reachable on 127.0.0.1.
 
 Each application owns one virtio-net NIC (QEMU user networking); the host ports forwarded to
-each NIC are listed in DEFAULT_NICS, in the order of apps/default-image.txt.
-Ctrl-C stops the VM.
+each NIC are listed in DEFAULT_NICS, in the order of apps/default-image.txt. It also starts the
+price provider on the host for the image's priced (PRICE_PORT). Ctrl-C (or SIGTERM) stops the
+VM and the provider, each by the PID nomrun started.
+
+With --port-shift the provider moves too (PRICE_PORT + shift), but the image's priced still asks
+port 7070: it then reports the provider unreachable unless another provider listens there.
 """
 import argparse
+import ctypes
+import os
 import signal
+import subprocess
 import sys
 import time
 
@@ -16,7 +23,49 @@ DEFAULT_NICS = [
     ("52:54:00:12:34:01", [(8080, 80)]),     # nhttpd
     ("52:54:00:12:34:02", [(11211, 11211)]),  # memcached
     ("52:54:00:12:34:03", [(5002, 5002)]),   # NetPIPE
+    ("52:54:00:12:34:04", []),               # priced: reaches the host's provider at 10.0.2.2
 ]
+# The host's price provider (tools/priceprovider, default schedule) that priced polls: the
+# image's priced asks 10.0.2.2:7070, which QEMU user networking connects to 127.0.0.1:7070.
+PRICE_PORT = 7070
+
+
+def die_with_parent():
+    """In the child: SIGTERM when nomrun dies, even by SIGKILL (prctl PR_SET_PDEATHSIG)."""
+    ctypes.CDLL(None).prctl(1, signal.SIGTERM, 0, 0, 0)
+
+
+def start_price_provider(port, log_path):
+    """tools/priceprovider on 127.0.0.1:port with its default schedule, output in log_path, in
+    its own session (Ctrl-C reaches nomrun, which stops it by PID); None if it did not start."""
+    tools = os.path.dirname(os.path.abspath(__file__))
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "priceprovider", "--bind", "127.0.0.1",
+                                 "--port", str(port)], cwd=tools, stdin=subprocess.DEVNULL,
+                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                                preexec_fn=die_with_parent)
+    deadline = time.monotonic() + 15
+    while proc.poll() is None and time.monotonic() < deadline:
+        with open(log_path) as f:
+            line = f.readline().strip()
+        if line.startswith("priceprovider: listening"):
+            print(f"nomrun: {line} (pid {proc.pid}); the image's priced polls it")
+            return proc
+        time.sleep(0.1)
+    with open(log_path) as f:
+        print(f"nomrun: the price provider did not start: {f.read().strip()}")
+    stop_price_provider(proc)
+    return None
+
+
+def stop_price_provider(proc):
+    if proc and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def main():
@@ -38,6 +87,8 @@ def main():
     print(f"nomrun: serial console below (also in {vm.serial_path}); Ctrl-C stops the VM")
     # SIGTERM (e.g. from `timeout`) ends the VM too, like Ctrl-C: no orphaned QEMU.
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    provider = start_price_provider(PRICE_PORT + a.port_shift,
+                                    os.path.join(vm.workdir, "priceprovider.log"))
     vm.start()
     shown = 0
     try:
@@ -53,6 +104,7 @@ def main():
         print("\nnomrun: stopping the VM")
     finally:
         vm.stop()
+        stop_price_provider(provider)
 
 
 if __name__ == "__main__":

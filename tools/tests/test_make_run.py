@@ -1,7 +1,9 @@
 """`make run`'s last step (tools/nomrun.py) on the default image: it boots, nhttpd answers on the
 forwarded port with the paper's 175-byte page, memcached answers on its own NIC's port, the
 host's NPtcp completes a ping-pong run of a few sizes against nom's NPtcp (the image's options),
-and stopping nomrun stops QEMU."""
+nomrun's price provider answers and the image's priced polls (port 7070: with the test's port
+shift, the provider nomrun started is elsewhere, so priced finds whatever listens on 7070 or
+nothing), and stopping nomrun stops QEMU and the provider."""
 import os
 import re
 import signal
@@ -67,8 +69,17 @@ def test_default_image_serves_the_index_and_stops_cleanly():
         assert nptcp.returncode == 0 and sizes == ["1024", "1536", "2048", "3072", "4096"], \
             nptcp.stdout + nptcp.stderr
         vm_dir = re.search(r"also in (\S+)/serial.log", out).group(1)
+        provider_pid = int(re.search(r"^nomrun: priceprovider: listening on 127\.0\.0\.1:"
+                                     rf"{7070 + SHIFT} .*\(pid (\d+)\)", out, re.M).group(1))
+        quote = urllib.request.urlopen(f"http://127.0.0.1:{7070 + SHIFT}/price.txt",
+                                       timeout=30).read()
+        assert re.search(rb"^resource=bandwidth .*price=(1|10)\.000000 ", quote)
+        polled = r"^priced: (published|provider unreachable)"
+        if not re.search(polled, out, re.M):
+            out += read_until(proc, polled, 120)
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(60)
     qemus = subprocess.run(["pgrep", "-f", vm_dir], capture_output=True, text=True).stdout
     assert qemus.strip() == ""
+    assert not os.path.exists(f"/proc/{provider_pid}")
