@@ -1,0 +1,43 @@
+/* nom_stats.c: memcached's `stats` on nom reports what the profit-maximizing controller acts on
+ * (paper 6.5; DESIGN.md "Profit": W, price and profit rate over the application's own
+ * protocol). The link wraps server_stats (-Wl,--wrap=server_stats; proto_text.c and
+ * proto_bin.c call it from outside memcached.c), so memcached's sources stay unpatched: the
+ * real statistics come first, then ours through the same ADD_STAT callback, text and binary. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <nom/adapt.h>
+
+/* memcached.h's callback type and server_stats (conn is opaque here). */
+typedef void (*ADD_STAT)(const char *key, const uint16_t klen, const char *val,
+                         const uint32_t vlen, const void *cookie);
+void __real_server_stats(ADD_STAT add_stats, void *c);
+void __wrap_server_stats(ADD_STAT add_stats, void *c);
+
+static void add(ADD_STAT add_stats, void *c, const char *key, const char *val)
+{
+    add_stats(key, (uint16_t)strlen(key), val, (uint32_t)strlen(val), c);
+}
+
+static void add_double(ADD_STAT add_stats, void *c, const char *key, int valid, double v)
+{
+    char val[40];
+    snprintf(val, sizeof val, "%.9g", v);
+    add(add_stats, c, key, valid ? val : "none");
+}
+
+void __wrap_server_stats(ADD_STAT add_stats, void *c)
+{
+    struct nom_adapt_status a;
+    char val[24];
+    __real_server_stats(add_stats, c);
+    nom_adapt_status(&a);
+    snprintf(val, sizeof val, "%u", (unsigned)a.w_us);
+    add(add_stats, c, "batching_delay_us", val);
+    add(add_stats, c, "batching_delay_adaptive", a.adaptive ? "1" : "0");
+    add(add_stats, c, "utility", nom_utility_name(a.utility));
+    add(add_stats, c, "load_class", nom_load_name(a.load));
+    add_double(add_stats, c, "bandwidth_price_usd_per_gbit", a.has_price, a.price);
+    add_double(add_stats, c, "profit_rate_usd_per_s", a.has_rate, a.profit_rate);
+}

@@ -1,0 +1,120 @@
+"""The controller inside the real applications, in QEMU (TCG here): nhttpd's GET /nom/stats and
+memcached's `stats` report the batching delay, the price the application acts on (published by
+the test's pricepub), the utility, the load class and the expected profit rate, and these agree
+with the application's profile (apps/<app>/profile/profile.json) through tools/profit's Python.
+One connection at a time is the "single" class, so W is the profile's best single W."""
+import json
+import os
+import socket
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from nomvm import VM, Nic, make_iso
+from profit.utility import utility
+
+HERE = Path(__file__).resolve().parent
+ADAPT = HERE.parent
+TOP = ADAPT.parents[1]
+BUILD = TOP / "build"
+KERNEL = BUILD / "kernel" / "nom.elf"
+PRICEPUB = BUILD / "net" / "adapt" / "tests" / "pricepub.elf"
+NHTTPD = BUILD / "apps" / "nhttpd" / "nhttpd.elf"
+MEMCACHED = BUILD / "apps" / "memcached" / "memcached.elf"
+
+
+def profile_choice(app, cls, price, kind):
+    """(W, U) the Python picks from the committed profile: the best W, the lowest among equals."""
+    prof = json.loads((TOP / "apps" / app / "profile" / "profile.json").read_text())
+    best = None
+    for p in prof["classes"][cls]:
+        u = utility(kind, p["t_gbps"], p["latency_us"], p["jitter_us"], price)
+        if best is None or u > best[1]:
+            best = (p["w_us"], u)
+    return best
+
+
+@pytest.fixture(scope="module")
+def pricepub():
+    if not KERNEL.exists():
+        pytest.skip("the kernel is not built")
+    env = dict(os.environ, TOP=str(TOP), BUILD=str(BUILD))
+    r = subprocess.run(["make", "-s", "-C", str(ADAPT), "guest-tests"], env=env,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return PRICEPUB
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def boot(tmp_path, elf, cmdline, guest_port):
+    if not elf.exists():
+        pytest.skip(f"not built: {elf}")
+    iso = make_iso(str(KERNEL), [(str(elf), cmdline),
+                                 (str(PRICEPUB), "nom.price-publisher pricepub 2.5")],
+                   str(tmp_path / "app.iso"))
+    port = free_port()
+    vm = VM(iso=iso, nics=[Nic(mac="52:54:00:12:34:56", hostfwd=[(port, guest_port)])],
+            workdir=str(tmp_path))
+    vm.start()
+    return vm, port
+
+
+def request(port, data, until=None):
+    """Sends data, reads until `until` is in the answer (None: until the server closes)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(data)
+        out = b""
+        while until is None or until not in out:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            out += chunk
+    return out.decode()
+
+
+def test_nhttpd_stats_report_the_controller(tmp_path, pricepub):
+    vm, port = boot(tmp_path, NHTTPD, "nhttpd --port=80 --utility=bonus", 80)
+    try:
+        # At start or at a later decision, whichever comes after pricepub's publication.
+        vm.wait_for(r"adapt: W=\d+ us \(\w+: .*price 2500000 u\$/Gbit, adaptive bonus", 120)
+        vm.wait_for(r"nhttpd: listening", 60)
+        answer = request(port, b"GET /nom/stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        stats = json.loads(answer.split("\r\n\r\n", 1)[1])
+    finally:
+        vm.stop()
+    w, rate = profile_choice("nhttpd", "single", 2.5, "bonus")
+    a = stats["adapt"]
+    assert a["utility"] == "bonus" and a["load_class"] == "single", stats
+    assert stats["batching_delay_us"] == w and stats["batching_delay_fixed"] is False, stats
+    assert stats["bandwidth_price_usd_per_gbit"] == 2.5, stats
+    # nhttpd's JSON writes doubles to a few significant digits.
+    assert a["expected_profit_usd_per_s"] == pytest.approx(rate, rel=1e-3), stats
+
+
+def test_memcached_stats_report_the_controller(tmp_path, pricepub):
+    vm, port = boot(tmp_path, MEMCACHED, "memcached -t 1 -m 16 -p 11211 -U 0 --utility=refund",
+                    11211)
+    try:
+        vm.wait_for(r"adapt: W=\d+ us \(\w+: .*price 2500000 u\$/Gbit, adaptive refund", 120)
+        text = ""
+        for _ in range(60):  # memcached listens a moment after the controller starts
+            try:
+                text = request(port, b"stats\r\n", b"END\r\n")
+                break
+            except OSError:
+                vm.wait_for(r"", 1)
+        stats = dict(l.split(" ", 2)[1:] for l in text.splitlines() if l.startswith("STAT "))
+    finally:
+        vm.stop()
+    w, rate = profile_choice("memcached", "single", 2.5, "refund")
+    assert stats["batching_delay_us"] == str(w) and stats["batching_delay_adaptive"] == "1", stats
+    assert stats["utility"] == "refund" and stats["load_class"] == "single", stats
+    assert float(stats["bandwidth_price_usd_per_gbit"]) == 2.5, stats
+    assert float(stats["profit_rate_usd_per_s"]) == pytest.approx(rate, rel=1e-8), stats
+    assert "curr_items" in stats  # memcached's own statistics are all still there
