@@ -6,8 +6,9 @@ reaches the price provider at 10.0.2.2, which QEMU (running inside the lab's nam
 to the namespace's own loopback, where the provider listens (LabDriver.service_address()). Its
 traffic never touches the tap, so it is not billed as the application's.
 
-Variants: "adaptive" (the application picks W from price and load; needs priced) and "w=N"
-(the application's --batching-delay=N, paper 6.5).
+Variants: "adaptive" (the application picks W from price and load, --adapt
+--utility=KIND with the variant's "utility", default penalty; needs priced) and "w=N" (the
+application's --batching-delay=N, paper 6.5).
 """
 import hashlib
 import json
@@ -31,15 +32,19 @@ BOOT_TIMEOUT_S = 180.0
 IP = f"--ip={netlab.GUEST_IP}/{netlab.PREFIX_LEN}"
 
 # app: (ELF under BUILD, its command line, its port, whether a probe connection may be made:
-# NPtcp's receiver serves one connection, which a probe would use up).
+# NPtcp's receiver serves one connection, which a probe would use up). nom's NPtcp runs the
+# ping-pong and the streaming receivers at once, each run after run (apps/netpipe/README.md).
 APPS = {
     "nhttpd": ("apps/nhttpd/nhttpd.elf", [IP, f"--port={apps.HTTP_PORT}"], apps.HTTP_PORT, True),
     "memcached": ("apps/memcached/memcached.elf",
                   [IP, "-p", str(apps.MEMCACHED_PORT), "-U", "0", "-t", "1", "-m", "64"],
                   apps.MEMCACHED_PORT, True),
-    "netpipe": ("apps/netpipe/NPtcp.elf", [IP] + apps.NETPIPE_PINGPONG_ARGS,
+    "netpipe": ("apps/netpipe/NPtcp.elf",
+                [IP, "--repeat", *apps.NETPIPE_PINGPONG_ARGS, "--and", *apps.NETPIPE_STREAM_ARGS],
                 apps.NETPIPE_PINGPONG_PORT, False),
 }
+# NPtcp says on the console when each of its receivers listens (apps/netpipe/port/np_run.h).
+NPTCP_LISTENING = r"^NPtcp: receiver {}: run 1 listening"
 NET_UP = r"net: \S+ gw \S+ \((static|dhcp)\)"  # nom_net_start's line (nom/net.h)
 ALL_ENDED = r"nom: all applications ended"  # the kernel's last word when nothing runs
 
@@ -65,6 +70,10 @@ class NomDriver(LabDriver):
         elf, args = APPS[app][:2]
         if "w_us" in variant:
             args = args + [f"--batching-delay={variant['w_us']:g}"]
+        elif variant["name"] == "adaptive" and app != "netpipe":
+            # The controller (net/include/nom/adapt.h) picks W from the profile, the price and
+            # the load; under the utility function the variant names (paper 6.5: penalty).
+            args = args + ["--adapt", f"--utility={variant.get('utility', 'penalty')}"]
         modules = [(os.path.join(BUILD, elf), " ".join([app] + args))]
         nics = [nic]
         if os.path.isfile(PRICED):
@@ -82,7 +91,7 @@ class NomDriver(LabDriver):
 
     def wait_ready(self, vm, app):
         """The stack is up (its console line), then the application accepts connections;
-        NPtcp, which serves one connection, is given a moment instead of a probe."""
+        NPtcp, which serves one connection per run, says when its two receivers listen."""
         _, _, port, probe = APPS[app]
         t0 = time.monotonic()
         try:
@@ -93,8 +102,13 @@ class NomDriver(LabDriver):
             raise GuestError(f"nom's {app} ended before serving:\n{vm.tail(8)}")
         if probe:
             self.wait_port(vm, port, BOOT_TIMEOUT_S - (time.monotonic() - t0))
-        else:
-            time.sleep(1.0)
+            return
+        for receiver in (1, 2):
+            try:
+                vm.wait_for(NPTCP_LISTENING.format(receiver),
+                            max(1.0, BOOT_TIMEOUT_S - (time.monotonic() - t0)))
+            except TimeoutError as e:
+                raise GuestError(f"nom's {app} does not listen: {e}") from None
 
     def start(self, app, variant, workdir, on_network=None):
         info = super().start(app, variant, workdir, on_network)
