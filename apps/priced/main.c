@@ -72,7 +72,7 @@ static void publish(struct priced *d, const struct price_quote *q)
         exit(1);
     }
     nom_bb_price(PRICE_SLOT, &p);
-    printf("priced: published %s $/Gbit at %.3f s (provider sequence %llu, board sequence "
+    printf("priced: published %s $/Gbit at %.6f s (provider sequence %llu, board sequence "
            "%llu)\n", price_format(q->price_micro, buf, sizeof buf), seconds_since_boot(),
            (unsigned long long)q->sequence, (unsigned long long)p.sequence);
     d->last = *q;

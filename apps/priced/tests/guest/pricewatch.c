@@ -1,6 +1,7 @@
 /* pricewatch.c: a subscriber of priced's prices for the tests (tests/test_priced.py), using
  * only nom/price.h. It subscribes, then prints one line per publication it wakes up for:
- *     pricewatch: price 10.000000 $/Gbit sequence 2 at 12.345 s (notifications 2, callback 2)
+ *     pricewatch: price 10.000000 $/Gbit sequence 2 at 12.345678 s (notifications 2,
+ *     callback 2 saw 10000000)
  * and exits 0 after --changes=N publications, 1 if --timeout-s=S pass first. The callback
  * (scheduler context) only counts; the main thread waits in nom_price_wait(). */
 #include <stdio.h>
@@ -45,7 +46,7 @@ int main(int argc, char **argv)
             return 1;
         }
         have = 1;
-        printf("pricewatch: price %.6f $/Gbit sequence %llu at %.3f s (notifications %llu, "
+        printf("pricewatch: price %.6f $/Gbit sequence %llu at %.6f s (notifications %llu, "
                "callback %llu saw %lld)\n", p.usd_per_gbit, (unsigned long long)p.sequence,
                (double)nom_now_ns() / 1e9, (unsigned long long)nom_price_notifications(),
                (unsigned long long)callbacks, (long long)callback_price);
