@@ -132,9 +132,10 @@ enum http_failure http_get(const struct http_url *url, uint32_t timeout_ms,
     if (fd < 0)
         return failed(HTTP_FAIL_UNREACHABLE, why, whylen, "socket for %s: %s", url->host,
                       strerror(errno));
-    enum http_failure f = HTTP_FAIL_UNREACHABLE;
+    enum http_failure f;
     if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL, 0) | O_NONBLOCK) != 0)
-        failed(f, why, whylen, "socket for %s: %s", url->host, strerror(errno));
+        f = failed(HTTP_FAIL_UNREACHABLE, why, whylen, "socket for %s: %s", url->host,
+                   strerror(errno));
     else if ((f = connect_by(fd, url, deadline, why, whylen)) == HTTP_OK &&
              (f = send_request(fd, url, deadline, why, whylen)) == HTTP_OK)
         f = read_response(fd, url, deadline, r, why, whylen);

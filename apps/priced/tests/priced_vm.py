@@ -28,6 +28,14 @@ def built():
     return all(os.path.isfile(p) for p in (KERNEL, PRICED, PRICEWATCH))
 
 
+def build_host():
+    """Builds the host programs (tests/unit_tests, tests/http_get_host)."""
+    env = dict(os.environ, TOP=TOP, BUILD=BUILD)
+    r = subprocess.run(["make", "-s", "-C", os.path.join(TOP, "apps", "priced"), "host"],
+                       env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -11,10 +11,9 @@ import time
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from priced_vm import TOP, FakeProvider, Provider, free_port  # noqa: E402
-from test_units import build  # noqa: E402
+from priced_vm import BUILD, FakeProvider, Provider, build_host, free_port  # noqa: E402
 
-CLIENT = os.path.join(TOP, "build", "apps", "priced", "tests", "http_get_host")
+CLIENT = os.path.join(BUILD, "apps", "priced", "tests", "http_get_host")
 
 
 def http_get(port, timeout_ms=2000, path="/price.txt"):
@@ -25,7 +24,7 @@ def http_get(port, timeout_ms=2000, path="/price.txt"):
 
 @pytest.fixture(scope="module", autouse=True)
 def client():
-    build()
+    build_host()
 
 
 @pytest.fixture

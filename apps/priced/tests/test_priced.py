@@ -11,8 +11,10 @@ import time
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from priced_vm import (PRICED, FakeProvider, PricedVM, Provider, built,  # noqa: E402
-                       free_port)
+from nomvm import Nic  # noqa: E402
+from nomvm.session import boot_apps  # noqa: E402
+from priced_vm import (PRICED, PRICED_NIC, FakeProvider, PricedVM, Provider,  # noqa: E402
+                       built, free_port)
 
 pytestmark = pytest.mark.skipif(not built(), reason="needs the kernel, priced.elf and "
                                                     "pricewatch.elf built")
@@ -107,17 +109,17 @@ def test_bad_answers_keep_the_last_good_price():
     assert count(log, r"^priced: the provider answers again") == len(BAD)
 
 
-def test_bad_flags_and_no_publisher_right(tmp_path):
+def test_bad_flags_and_no_publisher_right():
     """Does priced answer bad flags with its usage and exit status 2, and does a priced
     without the nom.price-publisher flag say how to start it and exit 1?"""
-    from nomvm.session import boot_apps
     provider = Provider(schedule="0:1", hold=True)
     try:
         result = boot_apps([
             (PRICED, "priced --provider=http://10.0.2.2:1/price.txt --period-ms=0"),
             (PRICED, "priced --bogus"),
-            (PRICED, f"priced --nic=1 --provider=http://10.0.2.2:{provider.port}/price.txt"),
-        ], nics=[__import__("nomvm").Nic(mac="52:54:00:12:34:57")], timeout=240)
+            (PRICED, f"priced --nic={PRICED_NIC} "
+                     f"--provider=http://10.0.2.2:{provider.port}/price.txt"),
+        ], nics=[Nic(mac="52:54:00:12:34:57")], timeout=240)
     finally:
         provider.stop()
     log = result.log

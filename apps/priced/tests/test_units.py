@@ -2,23 +2,18 @@
 named C case. Each C case's question is the comment above it."""
 import os
 import subprocess
+import sys
 
 import pytest
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__)))))
-UNIT = os.path.join(TOP, "build", "apps", "priced", "tests", "unit_tests")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from priced_vm import BUILD, build_host  # noqa: E402
 
-
-def build():
-    env = dict(os.environ, TOP=TOP, BUILD=os.path.join(TOP, "build"))
-    r = subprocess.run(["make", "-s", "-C", os.path.join(TOP, "apps", "priced"), "host"],
-                       env=env, capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout + r.stderr
+UNIT = os.path.join(BUILD, "apps", "priced", "tests", "unit_tests")
 
 
 def case_names():
-    build()
+    build_host()
     return subprocess.run([UNIT, "--list"], capture_output=True, text=True,
                           check=True).stdout.split()
 
