@@ -9,11 +9,14 @@ SIGUSR2 and times it:
   host:  SIGUSR2 -> pricewatch's line in the serial log (the whole path, read every 5 ms);
   guest: priced's publication -> pricewatch awake (the kernel's notification and the wake-up;
          both times from the guest's TSC, as the two print them, to the microsecond).
+  priced's CPU: the share of the guest's time priced ran between the first and the last change
+         (its board row's cpu_ns, as pricewatch prints it; under TCG, emulated time).
 Prints one table row per period (median, mean, max, in ms) and, with --json, the raw samples."""
 import argparse
 import json
 import os
 import random
+import re
 import statistics
 import sys
 import time
@@ -37,9 +40,13 @@ def run(period_ms, steps):
                 host.append(waited * 1000)
                 guest.append((seen_at - vm.published_at(price)) * 1000)
             accel = vm.vm.accel
+            cpu = [(float(t), int(ms)) for t, ms in re.findall(
+                r"^pricewatch: price .* at ([\d.]+) s .*; priced cpu (\d+) ms\)", vm.log(), re.M)]
     finally:
         provider.stop()
-    return {"period_ms": period_ms, "accel": accel, "host_ms": host, "guest_notify_ms": guest}
+    share = (cpu[-1][1] - cpu[0][1]) / ((cpu[-1][0] - cpu[0][0]) * 1000)
+    return {"period_ms": period_ms, "accel": accel, "host_ms": host, "guest_notify_ms": guest,
+            "priced_cpu_share": share}
 
 
 def summary(xs):
@@ -57,9 +64,10 @@ def main():
     results = [run(period, a.steps) for period in a.period_ms]
     print(f"accelerator {results[0]['accel']}, {a.steps} price changes per period")
     print("period ms | change -> subscriber, host (median mean max ms) | "
-          "publish -> subscriber, guest (median mean max ms)")
+          "publish -> subscriber, guest (median mean max ms) | priced's CPU")
     for r in results:
-        print(f"{r['period_ms']:9} | {summary(r['host_ms'])} | {summary(r['guest_notify_ms'])}")
+        print(f"{r['period_ms']:9} | {summary(r['host_ms'])} | {summary(r['guest_notify_ms'])} | "
+              f"{r['priced_cpu_share'] * 100:5.2f} %")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(results, f, indent=1)

@@ -1,13 +1,15 @@
 /* pricewatch.c: a subscriber of priced's prices for the tests (tests/test_priced.py), using
  * only nom/price.h. It subscribes, then prints one line per publication it wakes up for:
  *     pricewatch: price 10.000000 $/Gbit sequence 2 at 12.345678 s (notifications 2,
- *     callback 2 saw 10000000)
+ *     callback 2 saw 10000000; priced cpu 35 ms)
  * and exits 0 after --changes=N publications, 1 if --timeout-s=S pass first. The callback
- * (scheduler context) only counts; the main thread waits in nom_price_wait(). */
+ * (scheduler context) only counts; the main thread waits in nom_price_wait(). Each line ends
+ * with the CPU time priced has used so far (its board row), for measure.py. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <nom/bb.h>
 #include <nom/price.h>
 #include <nom/time.h>
 
@@ -19,6 +21,17 @@ static void on_change(const struct nom_price *now, void *arg)
     (void)arg;
     callbacks++;
     callback_price = now->micro_per_gbit;
+}
+
+/* CPU time (ms) of the first application named name on the board, -1 if there is none:
+ * measure.py reads priced's cost from it. */
+static long long cpu_ms_of(const char *name)
+{
+    struct nom_bb_app row;
+    for (uint32_t id = 1; id <= NOM_BB_MAX_APPS; id++)
+        if (nom_bb_app(id, &row) == 0 && strncmp(row.name, name, sizeof row.name) == 0)
+            return (long long)(row.cpu_ns / 1000000);
+    return -1;
 }
 
 static long option(int argc, char **argv, const char *name, long fallback)
@@ -47,9 +60,10 @@ int main(int argc, char **argv)
         }
         have = 1;
         printf("pricewatch: price %.6f $/Gbit sequence %llu at %.6f s (notifications %llu, "
-               "callback %llu saw %lld)\n", p.usd_per_gbit, (unsigned long long)p.sequence,
-               (double)nom_now_ns() / 1e9, (unsigned long long)nom_price_notifications(),
-               (unsigned long long)callbacks, (long long)callback_price);
+               "callback %llu saw %lld; priced cpu %lld ms)\n", p.usd_per_gbit,
+               (unsigned long long)p.sequence, (double)nom_now_ns() / 1e9,
+               (unsigned long long)nom_price_notifications(), (unsigned long long)callbacks,
+               (long long)callback_price, cpu_ms_of("priced"));
     }
     return 0;
 }
