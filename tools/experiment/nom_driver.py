@@ -44,7 +44,7 @@ APPS = {
                 apps.NETPIPE_PINGPONG_PORT, False),
 }
 # NPtcp says on the console when each of its receivers listens (apps/netpipe/port/np_run.h).
-NPTCP_LISTENING = r"^NPtcp: receiver {}: run 1 listening"
+NPTCP_LISTENING = r"NPtcp: receiver {}: run 1 listening"
 NET_UP = r"net: \S+ gw \S+ \((static|dhcp)\)"  # nom_net_start's line (nom/net.h)
 ALL_ENDED = r"nom: all applications ended"  # the kernel's last word when nothing runs
 

@@ -36,12 +36,11 @@ static void *serve(void *arg)
         struct np_run_result res;
         np_run(r->label, run, r->cmd.argc, r->cmd.argv, &res);
         r->status = res.status;
-        fprintf(stderr, "NPtcp: %s: run %u ended, status %d\n", r->label, run, res.status);
+        np_say("NPtcp: %s: run %u ended, status %d\n", r->label, run, res.status);
         if (!r->repeat)
             break;
         if (!res.served) {
-            fprintf(stderr, "NPtcp: %s: stops: its run ended before a transmitter came\n",
-                    r->label);
+            np_say("NPtcp: %s: stops: its run ended before a transmitter came\n", r->label);
             break;
         }
     }
@@ -61,7 +60,7 @@ static int serve_all(const struct np_cmdline *cmd)
         r->cmd = cmd->servers[started];
         r->repeat = cmd->repeat;
         if (pthread_create(&r->thread, NULL, serve, r) != 0) {
-            fprintf(stderr, "NPtcp: cannot start %s\n", r->label);
+            np_say("NPtcp: cannot start %s\n", r->label);
             status = EX_OSERR;
             break;
         }
@@ -78,23 +77,23 @@ static int serve_all(const struct np_cmdline *cmd)
 int main(int argc, char **argv)
 {
     if (np_args_rewrite_batching_delay(argc, argv) != 0) {
-        fprintf(stderr, "NPtcp: out of memory reading the command line\n");
+        np_say("NPtcp: out of memory reading the command line\n");
         return EX_OSERR;
     }
     int rc = nom_net_start(&argc, argv);
     if (rc != 0) {
-        fprintf(stderr, "NPtcp: network start failed: %s\n", strerror(-rc));
+        np_say("NPtcp: network start failed: %s\n", strerror(-rc));
         return rc == -EINVAL ? EX_USAGE : EX_OSERR;
     }
     struct np_cmdline cmd;
     rc = np_args_parse(argc, argv, &cmd);
     if (rc == -EINVAL) {
-        fprintf(stderr, "NPtcp: usage: NPtcp [--repeat] [NPtcp options] "
-                        "[--and NPtcp options]...: a receiver's option set is empty\n");
+        np_say("NPtcp: usage: NPtcp [--repeat] [NPtcp options] [--and NPtcp options]...: "
+               "a receiver's option set is empty\n");
         return EX_USAGE;
     }
     if (rc != 0) {
-        fprintf(stderr, "NPtcp: out of memory reading the command line\n");
+        np_say("NPtcp: out of memory reading the command line\n");
         return EX_OSERR;
     }
     return serve_all(&cmd);

@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,17 @@ struct np_ctx {
 static __thread struct np_ctx ctx;
 static pthread_mutex_t parse_lock = PTHREAD_MUTEX_INITIALIZER;
 
+void np_say(const char *fmt, ...)
+{
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        (void)!write(STDERR_FILENO, line, n < (int)sizeof line ? (size_t)n : sizeof line - 1);
+}
+
 static void parse_unlock(void)
 {
     if (ctx.parse_locked) {
@@ -70,8 +82,8 @@ static int fd_swap(int old, int new)
 /* A ledger is full: the run cannot be cleaned up after, so it ends. */
 static _Noreturn void ledger_full(const char *what)
 {
-    fprintf(stderr, "NPtcp: %s: run %u: more %s than a receiver uses; run ended\n",
-            ctx.label, ctx.run, what);
+    np_say("NPtcp: %s: run %u: more %s than a receiver uses; run ended\n", ctx.label, ctx.run,
+           what);
     np_nptcp_exit(EX_SOFTWARE);
 }
 
@@ -110,7 +122,7 @@ void np_run(const char *label, unsigned run, int argc, char **argv, struct np_ru
     ctx.label = label;
     ctx.run = run;
     if (!args) {
-        fprintf(stderr, "NPtcp: %s: out of memory\n", label);
+        np_say("NPtcp: %s: out of memory\n", label);
         *result = (struct np_run_result){.status = EX_OSERR};
         return;
     }
@@ -149,8 +161,8 @@ int np_nptcp_accept(int fd, struct sockaddr *addr, socklen_t *len)
 {
     struct pollfd pfd = {.fd = fd, .events = POLLIN};
     if (ctx.active && ctx.served && poll(&pfd, 1, NP_RECONNECT_TIMEOUT_MS) == 0) {
-        fprintf(stderr, "NPtcp: %s: run %u: the transmitter did not reconnect in %d s; "
-                "run ended\n", ctx.label, ctx.run, NP_RECONNECT_TIMEOUT_MS / 1000);
+        np_say("NPtcp: %s: run %u: the transmitter did not reconnect in %d s; run ended\n",
+               ctx.label, ctx.run, NP_RECONNECT_TIMEOUT_MS / 1000);
         np_nptcp_exit(EX_PROTOCOL);
     }
     int conn = accept(fd, addr, len);
@@ -165,7 +177,7 @@ int np_nptcp_listen(int fd, int backlog)
     int r = listen(fd, backlog);
     if (r == 0 && ctx.active && !ctx.listened) {
         ctx.listened = 1;
-        fprintf(stderr, "NPtcp: %s: run %u listening\n", ctx.label, ctx.run);
+        np_say("NPtcp: %s: run %u listening\n", ctx.label, ctx.run);
     }
     return r;
 }

@@ -34,6 +34,11 @@ struct np_run_result {
  * result->status (a bookkeeping overflow here is status 70, EX_SOFTWARE, with a message). */
 void np_run(const char *label, unsigned run, int argc, char **argv, struct np_run_result *result);
 
+/* Writes one formatted line to stderr with a single write(), so that it reaches the console
+ * whole, whatever other threads and applications print meanwhile. Never fails (a line that
+ * cannot be written is lost). */
+void np_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* What NetPIPE's objects call instead (the renames above); outside np_run() each behaves as the
  * function it stands for. */
 int np_nptcp_main(int argc, char **argv); /* NetPIPE's own main, renamed */

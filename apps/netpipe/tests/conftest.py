@@ -50,7 +50,7 @@ class NetPipe:
 
     def state(self, receiver):
         """(last run number, "listening" or "ended") of receiver K from the console."""
-        runs = re.findall(rf"^NPtcp: receiver {receiver}: run (\d+) (listening|ended)",
+        runs = re.findall(rf"NPtcp: receiver {receiver}: run (\d+) (listening|ended)",
                           self.vm.log(), re.M)
         return (int(runs[-1][0]), runs[-1][1]) if runs else (0, "")
 

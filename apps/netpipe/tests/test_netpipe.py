@@ -55,7 +55,7 @@ def kill_mid_run(netpipe, name, receiver):
     proc.send_signal(signal.SIGKILL)
     proc.wait(30)
     netpipe.wait_listening(receiver, after=run)
-    ended = re.search(rf"^NPtcp: receiver {receiver}: run {run} ended, status (-?\d+)",
+    ended = re.search(rf"NPtcp: receiver {receiver}: run {run} ended, status (-?\d+)",
                       netpipe.vm.log(), re.M)
     assert ended and ended.group(1) != "0", netpipe.vm.tail()
     return completed(netpipe.transmit(name))

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""NetPIPE on nom against NetPIPE in the Linux comparison guest (tools/linuxguest), with the host's
+NPtcp as transmitter and the experiment's options (loadgen.apps): ping-pong of 1024-byte
+messages (NetPIPE's latency: half the round trip, the minimum of its 3 trials' means) and
+streaming of 32 KiB messages (NetPIPE's Mbps, 2**20 bit/s). Each guest boots alone, 1 vCPU, on
+a tap in a network namespace of its own (tools/netlab). A measurement, not a test: one JSON
+line per guest and a table at the end.
+
+    python3 apps/netpipe/bench.py --sessions 5 --stream-seconds 10 --w 0 20 --linux
+
+Figures are under TCG unless the host has real hardware virtualization (the output says which).
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(TOP, "tools"))
+
+import linuxguest  # noqa: E402
+import netlab  # noqa: E402
+from loadgen import apps, runners  # noqa: E402
+from nomvm import VM, Nic, make_iso  # noqa: E402
+
+BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
+KERNEL = os.path.join(BUILD, "kernel", "nom.elf")
+ELF = os.path.join(BUILD, "apps", "netpipe", "NPtcp.elf")
+MAC = "52:54:00:12:34:56"
+
+
+def nom_vm(lab, w, work):
+    words = ["NPtcp", f"--ip={netlab.GUEST_IP}/{netlab.PREFIX_LEN}", f"--batching-delay={w}",
+             "--repeat", *apps.NETPIPE_PINGPONG_ARGS, "--and", *apps.NETPIPE_STREAM_ARGS]
+    iso = make_iso(KERNEL, [(ELF, " ".join(words))], os.path.join(work, "nom.iso"))
+    vm = VM(iso=iso, nics=[Nic(mac=MAC, backend="tap", tap=lab.tap)], memory_mb=128,
+            workdir=work, name="netpipe")
+    lab.start_vm(vm)
+    for receiver in (1, 2):
+        vm.wait_for(rf"NPtcp: receiver {receiver}: run 1 listening", 180)
+    return vm
+
+
+def linux_vm(lab, work):
+    vm = linuxguest.make_vm(["netpipe"], Nic(mac=MAC, backend="tap", tap=lab.tap), workdir=work)
+    lab.start_vm(vm)
+    linuxguest.wait_ready(vm)
+    return vm
+
+
+def measure(guest, boot, sessions, stream_seconds, work):
+    """Boots one guest, runs `sessions` ping-pong sessions and streams for stream_seconds."""
+    os.makedirs(work, exist_ok=True)
+    with netlab.NetLab() as lab:
+        vm = boot(lab)
+        try:
+            usec = [runners.nptcp_pingpong(lab, lab.guest_ip, work)["rows"][0]["usec"]
+                    for _ in range(sessions)]
+            stream = runners.nptcp_stream(lab, lab.guest_ip, stream_seconds, work)
+        finally:
+            vm.stop()
+    return {"guest": guest, "accel": vm.accel, "sessions": sessions,
+            "latency_1024_us": {"median": statistics.median(usec), "min": min(usec),
+                                "max": max(usec), "all": usec},
+            "stream_32k_mbps_last": stream["mbps"], "stream_sessions": stream["sessions"],
+            "stream_usec_per_message_mean": stream["usec_per_message"]}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--sessions", type=int, default=5, help="ping-pong sessions per guest")
+    p.add_argument("--stream-seconds", type=float, default=10.0)
+    p.add_argument("--w", type=int, nargs="*", default=[0], help="nom's batching delays, us")
+    p.add_argument("--linux", action="store_true", help="measure the Linux guest too")
+    p.add_argument("--output", help="JSON lines file (default: a temporary one)")
+    a = p.parse_args()
+    runners.build()
+    work = tempfile.mkdtemp(prefix="netpipe-bench-")
+    out = a.output or os.path.join(work, "bench.jsonl")
+    cells = [(f"nom W={w}", lambda lab, w=w: nom_vm(lab, w, os.path.join(work, f"w{w}")))
+             for w in a.w]
+    if a.linux:
+        cells.append(("linux", lambda lab: linux_vm(lab, os.path.join(work, "linux"))))
+    rows = []
+    with open(out, "w") as f:
+        for guest, boot in cells:
+            row = measure(guest, boot, a.sessions, a.stream_seconds,
+                          os.path.join(work, guest.replace(" ", "_")))
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+            f.write(json.dumps(row) + "\n")
+    print(f"\n{'guest':<12} {'accel':<5} {'latency 1024 B, us (median [min-max])':<40} "
+          f"{'stream 32 KiB, Mbps':>20}")
+    for r in rows:
+        lat = r["latency_1024_us"]
+        print(f"{r['guest']:<12} {r['accel']:<5} "
+              f"{lat['median']:>8.1f} [{lat['min']:.1f}-{lat['max']:.1f}]{'':<22} "
+              f"{r['stream_32k_mbps_last']:>20.2f}")
+    print(f"\nraw: {out}")
+
+
+if __name__ == "__main__":
+    main()
