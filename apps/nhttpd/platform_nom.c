@@ -4,6 +4,7 @@
 #include "platform.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -98,10 +99,11 @@ static void adapt_json(struct json *j, const struct nom_adapt_status *a)
     json_string(j, "utility", nom_utility_name(a->utility));
     json_string(j, "load_class", nom_load_name(a->load));
     json_uint(j, "active_connections", a->active_conns);
+    /* Micro-dollars, as on the board: json_double's three decimals would lose TCG's rates. */
     if (a->has_rate)
-        json_double(j, "expected_profit_usd_per_s", a->profit_rate);
+        json_int(j, "expected_profit_micro_usd_per_s", llround(a->profit_rate * 1e6));
     else
-        json_null(j, "expected_profit_usd_per_s");
+        json_null(j, "expected_profit_micro_usd_per_s");
     json_uint(j, "decisions", a->decisions);
     json_uint(j, "w_changes", a->w_changes);
     json_object_end(j);

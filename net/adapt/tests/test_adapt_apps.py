@@ -93,8 +93,7 @@ def test_nhttpd_stats_report_the_controller(tmp_path, pricepub):
     assert a["utility"] == "bonus" and a["load_class"] == "single", stats
     assert stats["batching_delay_us"] == w and stats["batching_delay_fixed"] is False, stats
     assert stats["bandwidth_price_usd_per_gbit"] == 2.5, stats
-    # nhttpd's JSON writes doubles to a few significant digits.
-    assert a["expected_profit_usd_per_s"] == pytest.approx(rate, rel=1e-3), stats
+    assert a["expected_profit_micro_usd_per_s"] == round(rate * 1e6), stats
 
 
 def test_memcached_stats_report_the_controller(tmp_path, pricepub):
