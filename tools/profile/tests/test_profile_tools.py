@@ -107,3 +107,23 @@ def test_cgen_table_reads_back_exactly(tmp_path):
     for row, (c, p) in zip(rows, expect):
         assert row[0] == c and int(row[1]) == p["w_us"]
         assert [float(x) for x in row[2:]] == [p[f] for f in profile_data.FIELDS[1:]]
+
+
+def test_a_point_from_the_experiments_figures():
+    """sweep.py's point: T from the bytes the tap counted, per second of the measured window."""
+    import sweep
+    fig = {"ops": 20000, "seconds": 10.0, "bytes_out": 12_500_000,
+           "latency_us": {"mean": 480.0, "p50": 400.0, "p99": 2000.0, "stddev": 150.0}}
+    assert sweep.point_of(20, fig) == {"w_us": 20, "t_gbps": 0.01, "ops_per_s": 2000.0,
+                                       "latency_us": 480.0, "jitter_us": 150.0}
+    with pytest.raises(RuntimeError, match="no request completed"):
+        sweep.point_of(20, dict(fig, ops=0, latency_us={"mean": None, "stddev": None}))
+
+
+def test_choices_table_picks_the_best_w():
+    """choices.py on the test profile: penalty, many, 1 $/Gbit -> W=40; 10 $/Gbit -> W=10
+    (the hand-made profile's intent, the same as net/adapt's C picks)."""
+    import choices
+    text = choices.table(good(), [1.0, 10.0])
+    assert "| penalty | many | 1 | 40 |" in text and "| penalty | many | 10 | 10 |" in text
+    assert "| penalty | single | 1 | 0 |" in text
