@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """NetPIPE on nom against NetPIPE in the Linux comparison guest (tools/linuxguest), with the host's
 NPtcp as transmitter and the experiment's options (loadgen.apps): ping-pong of 1024-byte
-messages (NetPIPE's latency: half the round trip, the minimum of its 3 trials' means) and
-streaming of 32 KiB messages (NetPIPE's Mbps, 2**20 bit/s). Each guest boots alone, 1 vCPU, on
-a tap in a network namespace of its own (tools/netlab). A measurement, not a test: one JSON
-line per guest and a table at the end.
+messages (NetPIPE's latency: half the round trip, the minimum of its 3 trials' means; one
+figure per session) and streaming of 32 KiB messages (NetPIPE's Mbps, 2**20 bit/s; one figure
+per session, sessions back to back). Each guest boots alone, 1 vCPU, on a tap in a network
+namespace of its own (tools/netlab). A measurement, not a test: one JSON line per guest and a
+table at the end.
 
     python3 apps/netpipe/bench.py --sessions 5 --stream-seconds 10 --w 0 20 --linux
 
@@ -24,6 +25,7 @@ sys.path.insert(0, os.path.join(TOP, "tools"))
 import linuxguest  # noqa: E402
 import netlab  # noqa: E402
 from loadgen import apps, runners  # noqa: E402
+from loadgen.parsers import parse_nptcp_stdout  # noqa: E402
 from nomvm import VM, Nic, make_iso  # noqa: E402
 
 BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
@@ -60,13 +62,23 @@ def measure(guest, boot, sessions, stream_seconds, work):
             usec = [runners.nptcp_pingpong(lab, lab.guest_ip, work)["rows"][0]["usec"]
                     for _ in range(sessions)]
             stream = runners.nptcp_stream(lab, lab.guest_ip, stream_seconds, work)
+        except runners.LoadError as e:
+            # Whether the guest still answers at all tells a stalled guest from a NetPIPE
+            # failure (net/README.md: the open receive stall).
+            ping = lab.run(["ping", "-c", "3", "-W", "1", lab.guest_ip], timeout=30)
+            return {"guest": guest, "accel": vm.accel, "error": str(e)[-600:],
+                    "guest_answers_ping": ping.returncode == 0, "serial": vm.serial_path}
         finally:
             vm.stop()
+    with open(stream["raw"]) as f:
+        mbps = [r["mbps"] for r in parse_nptcp_stdout(f.read())]  # one per streaming session
     return {"guest": guest, "accel": vm.accel, "sessions": sessions,
-            "latency_1024_us": {"median": statistics.median(usec), "min": min(usec),
-                                "max": max(usec), "all": usec},
-            "stream_32k_mbps_last": stream["mbps"], "stream_sessions": stream["sessions"],
-            "stream_usec_per_message_mean": stream["usec_per_message"]}
+            "latency_1024_us": summary(usec), "stream_32k_mbps": summary(mbps)}
+
+
+def summary(values):
+    return {"median": statistics.median(values), "min": min(values), "max": max(values),
+            "all": values}
 
 
 def main():
@@ -92,13 +104,16 @@ def main():
             rows.append(row)
             print(json.dumps(row), flush=True)
             f.write(json.dumps(row) + "\n")
-    print(f"\n{'guest':<12} {'accel':<5} {'latency 1024 B, us (median [min-max])':<40} "
-          f"{'stream 32 KiB, Mbps':>20}")
+    print("\n| guest | accel | NetPIPE latency, 1024 B (us, median [min-max]) "
+          "| streaming, 32 KiB (Mbps, median [min-max]) |\n|---|---|---|---|")
     for r in rows:
-        lat = r["latency_1024_us"]
-        print(f"{r['guest']:<12} {r['accel']:<5} "
-              f"{lat['median']:>8.1f} [{lat['min']:.1f}-{lat['max']:.1f}]{'':<22} "
-              f"{r['stream_32k_mbps_last']:>20.2f}")
+        if "error" in r:
+            print(f"| {r['guest']} | {r['accel']} | failed (guest answers ping: "
+                  f"{r['guest_answers_ping']}; {r['serial']}) | |")
+            continue
+        lat, mbps = r["latency_1024_us"], r["stream_32k_mbps"]
+        print(f"| {r['guest']} | {r['accel']} | {lat['median']:.1f} [{lat['min']:.1f}-"
+              f"{lat['max']:.1f}] | {mbps['median']:.1f} [{mbps['min']:.1f}-{mbps['max']:.1f}] |")
     print(f"\nraw: {out}")
 
 
