@@ -129,9 +129,12 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     int r = priced_options_parse(argc, argv, &d.opt, why, sizeof why);
     if (r != OPTIONS_OK) {
-        if (r == OPTIONS_BAD)
-            fprintf(stderr, "priced: %s\n", why);
-        fputs(priced_usage, r == OPTIONS_HELP ? stdout : stderr);
+        /* One write: stderr is unbuffered, and applications sharing a vCPU may interleave
+         * their console output between writes. */
+        char msg[512]; /* the usage (about 250 bytes) and a reason */
+        snprintf(msg, sizeof msg, "%s%s%s%s", r == OPTIONS_BAD ? "priced: " : "",
+                 r == OPTIONS_BAD ? why : "", r == OPTIONS_BAD ? "\n" : "", priced_usage);
+        fputs(msg, r == OPTIONS_HELP ? stdout : stderr);
         return r == OPTIONS_HELP ? 0 : 2;
     }
     if (start_network(&argc, argv) != 0)

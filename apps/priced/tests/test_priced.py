@@ -13,8 +13,8 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nomvm import Nic  # noqa: E402
 from nomvm.session import boot_apps  # noqa: E402
-from priced_vm import (PRICED, PRICED_NIC, FakeProvider, PricedVM, Provider,  # noqa: E402
-                       built, free_port)
+from priced_vm import (PRICED, PRICED_NIC, PRICEWATCH, FakeProvider, PricedVM,  # noqa: E402
+                       Provider, built, free_port)
 
 pytestmark = pytest.mark.skipif(not built(), reason="needs the kernel, priced.elf and "
                                                     "pricewatch.elf built")
@@ -110,8 +110,9 @@ def test_bad_answers_keep_the_last_good_price():
 
 
 def test_bad_flags_and_no_publisher_right():
-    """Does priced answer bad flags with its usage and exit status 2, and does a priced
-    without the nom.price-publisher flag say how to start it and exit 1?"""
+    """Does priced answer bad flags with its usage and exit status 2, does a priced without
+    the nom.price-publisher flag say how to start it and exit 1, and does a subscriber's wait
+    end at its deadline when nothing is published?"""
     provider = Provider(schedule="0:1", hold=True)
     try:
         result = boot_apps([
@@ -119,6 +120,7 @@ def test_bad_flags_and_no_publisher_right():
             (PRICED, "priced --bogus"),
             (PRICED, f"priced --nic={PRICED_NIC} "
                      f"--provider=http://10.0.2.2:{provider.port}/price.txt"),
+            (PRICEWATCH, "pricewatch --changes=1 --timeout-s=3"),
         ], nics=[Nic(mac="52:54:00:12:34:57")], timeout=240)
     finally:
         provider.stop()
@@ -130,3 +132,5 @@ def test_bad_flags_and_no_publisher_right():
     assert re.search(r"^priced: the kernel refused to publish \(error 1\): start priced with "
                      r"the nom.price-publisher module flag", log, re.M)
     assert count(log, r"^nom: app priced exited 1 ") == 1
+    assert "pricewatch: timed out after 0 changes" in log
+    assert count(log, r"^nom: app pricewatch exited 1 ") == 1
