@@ -13,6 +13,7 @@ Both classes list the same W values, strictly increasing, each in [0, MAX_W_US].
 """
 import json
 import math
+import os
 
 CLASSES = ("many", "single")
 FIELDS = ("w_us", "t_gbps", "ops_per_s", "latency_us", "jitter_us")
@@ -72,7 +73,10 @@ def load_profile(path):
 
 
 def write_profile(profile, path):
+    """Checks, then writes under a temporary name and renames: a build reading the profile at
+    the same time sees the old file or the new one, never half of one."""
     check_profile(profile)
-    with open(path, "w") as f:
+    with open(path + ".tmp", "w") as f:
         json.dump(profile, f, indent=1, sort_keys=True)
         f.write("\n")
+    os.replace(path + ".tmp", path)
