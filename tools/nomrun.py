@@ -17,6 +17,7 @@ import sys
 import time
 
 from nomvm import VM, Nic
+from priceprovider import process as provider_process
 
 # (mac, [(host port, guest port)]) for NIC 0, 1, 2 ... (DESIGN.md "Running it").
 DEFAULT_NICS = [
@@ -38,34 +39,19 @@ def die_with_parent():
 def start_price_provider(port, log_path):
     """tools/priceprovider on 127.0.0.1:port with its default schedule, output in log_path, in
     its own session (Ctrl-C reaches nomrun, which stops it by PID); None if it did not start."""
-    tools = os.path.dirname(os.path.abspath(__file__))
     with open(log_path, "w") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "priceprovider", "--bind", "127.0.0.1",
-                                 "--port", str(port)], cwd=tools, stdin=subprocess.DEVNULL,
-                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        proc = subprocess.Popen(provider_process.command("127.0.0.1", port),
+                                cwd=provider_process.TOOLS, stdin=subprocess.DEVNULL, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True,
                                 preexec_fn=die_with_parent)
-    deadline = time.monotonic() + 15
-    while proc.poll() is None and time.monotonic() < deadline:
-        with open(log_path) as f:
-            line = f.readline().strip()
-        if line.startswith("priceprovider: listening"):
-            print(f"nomrun: {line} (pid {proc.pid}); the image's priced polls it")
-            return proc
-        time.sleep(0.1)
-    with open(log_path) as f:
-        print(f"nomrun: the price provider did not start: {f.read().strip()}")
-    stop_price_provider(proc)
-    return None
-
-
-def stop_price_provider(proc):
-    if proc and proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    try:
+        line = provider_process.wait_listening(proc, log_path)
+    except provider_process.ProviderDidNotStart as e:
+        print(f"nomrun: the price provider did not start: {e}")
+        provider_process.stop(proc)
+        return None
+    print(f"nomrun: {line} (pid {proc.pid}); the image's priced polls it")
+    return proc
 
 
 def main():
@@ -87,8 +73,8 @@ def main():
     print(f"nomrun: serial console below (also in {vm.serial_path}); Ctrl-C stops the VM")
     # SIGTERM (e.g. from `timeout`) ends the VM too, like Ctrl-C: no orphaned QEMU.
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
-    provider = start_price_provider(PRICE_PORT + a.port_shift,
-                                    os.path.join(vm.workdir, "priceprovider.log"))
+    price_provider = start_price_provider(PRICE_PORT + a.port_shift,
+                                          os.path.join(vm.workdir, "priceprovider.log"))
     vm.start()
     shown = 0
     try:
@@ -104,7 +90,7 @@ def main():
         print("\nnomrun: stopping the VM")
     finally:
         vm.stop()
-        stop_price_provider(provider)
+        provider_process.stop(price_provider)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ import traceback
 from dataclasses import asdict
 
 from nomvm import choose_accel
+from priceprovider import process as provider_process
 from profit import DEFAULT_PARAMS
 
 from . import drivers, kvmmodel
@@ -28,8 +29,6 @@ from .progress import Progress
 from .report import write_report
 from .results import Results
 from .tables import write_tables
-
-TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def parse_args(argv):
@@ -83,30 +82,22 @@ def start_provider(driver, plan, workdir, timeout_s=30.0):
     returns once it listens, so that SIGUSR1 finds its handler installed."""
     path = os.path.join(workdir, "priceprovider.log")
     log = open(path, "w")
-    argv = [sys.executable, "-m", "priceprovider", "--bind", driver.service_address(),
-            "--port", str(plan.price_port), "--hold", "--schedule", plan.schedule_text()]
-    proc = driver.spawn(argv, cwd=TOOLS, stdout=log, stderr=subprocess.STDOUT)
+    argv = provider_process.command(driver.service_address(), plan.price_port,
+                            schedule=plan.schedule_text(), hold=True)
+    proc = driver.spawn(argv, cwd=provider_process.TOOLS, stdout=log, stderr=subprocess.STDOUT)
     proc.log = log
-    deadline = time.monotonic() + timeout_s
-    while "listening on" not in open(path).read():
-        if proc.poll() is not None or time.monotonic() > deadline:
-            stop_provider(proc)
-            raise GuestError("the price provider did not start: " + open(path).read().strip())
-        time.sleep(0.05)
+    try:
+        provider_process.wait_listening(proc, path, timeout_s)
+    except provider_process.ProviderDidNotStart as e:
+        stop_provider(proc)
+        raise GuestError(f"the price provider did not start: {e}") from None
     return proc
 
 
 def stop_provider(proc):
-    if proc is None:
-        return
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    proc.log.close()
+    if proc is not None:
+        provider_process.stop(proc)
+        proc.log.close()
 
 
 def run_cell(driver, cell, run, plan, res, progress):
