@@ -36,7 +36,8 @@ static void *serve(void *arg)
         struct np_run_result res;
         np_run(r->label, run, r->cmd.argc, r->cmd.argv, &res);
         r->status = res.status;
-        np_say("NPtcp: %s: run %u ended, status %d\n", r->label, run, res.status);
+        if (!np_quiet || res.status != 0)
+            np_say("NPtcp: %s: run %u ended, status %d\n", r->label, run, res.status);
         if (!r->repeat)
             break;
         if (!res.served) {
@@ -96,5 +97,6 @@ int main(int argc, char **argv)
         np_say("NPtcp: out of memory reading the command line\n");
         return EX_OSERR;
     }
+    np_quiet = cmd.quiet;
     return serve_all(&cmd);
 }

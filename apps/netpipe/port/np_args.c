@@ -10,6 +10,7 @@
 #define COMMON_SPELLING "--batching-delay="
 #define NET_SPELLING "--batching-delay-us="
 #define REPEAT "--repeat"
+#define QUIET "--quiet"
 #define AND "--and"
 
 int np_args_rewrite_batching_delay(int argc, char **argv)
@@ -29,7 +30,7 @@ int np_args_rewrite_batching_delay(int argc, char **argv)
 }
 
 /* The set that starts at argv[first] and ends before the next --and (or at argc), without
- * --repeat, into *out with argv[0] in front. Returns the index after the set, or -ENOMEM. */
+ * --repeat and --quiet, into *out with argv[0] in front. Returns the index after the set, or -ENOMEM. */
 static int take_set(int argc, char **argv, int first, struct np_server *out)
 {
     out->argv = calloc((size_t)(argc - first) + 2, sizeof *out->argv);
@@ -39,7 +40,7 @@ static int take_set(int argc, char **argv, int first, struct np_server *out)
     out->argc = 1;
     int i = first;
     for (; i < argc && strcmp(argv[i], AND) != 0; i++)
-        if (strcmp(argv[i], REPEAT) != 0)
+        if (strcmp(argv[i], REPEAT) != 0 && strcmp(argv[i], QUIET) != 0)
             out->argv[out->argc++] = argv[i];
     out->argv[out->argc] = NULL;
     return i;
@@ -57,10 +58,11 @@ void np_args_free(struct np_cmdline *out)
 int np_args_parse(int argc, char **argv, struct np_cmdline *out)
 {
     int sets = 1;
-    out->repeat = 0;
+    out->repeat = out->quiet = 0;
     for (int i = 1; i < argc; i++) {
         sets += strcmp(argv[i], AND) == 0;
         out->repeat |= strcmp(argv[i], REPEAT) == 0;
+        out->quiet |= strcmp(argv[i], QUIET) == 0;
     }
     out->nservers = 0;
     out->servers = calloc((size_t)sets, sizeof *out->servers);
@@ -74,7 +76,7 @@ int np_args_parse(int argc, char **argv, struct np_cmdline *out)
             return end;
         }
         out->nservers++;
-        /* An empty set: nothing but --repeat between two --and (or an edge), and there
+        /* An empty set: nothing but nom's words between two --and (or an edge), and there
          * was an --and, so the user meant a receiver there. */
         if (s->argc == 1 && sets > 1) {
             np_args_free(out);

@@ -1,15 +1,17 @@
 /*
  * np_args.h: nom's own words on NPtcp's command line (apps/netpipe/README.md, "Command line").
  *
- *   NPtcp [net/'s options] [--batching-delay=US] [--repeat] [NPtcp options] [--and NPtcp options]...
+ *   NPtcp [net/'s options] [--batching-delay=US] [--repeat] [--quiet] [NPtcp options]
+ *         [--and NPtcp options]...
  *
  * Contract. NPtcp's options are NetPIPE's, unchanged, so that a host NPtcp given the same options
  * talks to nom's. nom adds: --batching-delay=US (the experiment runner's spelling of W, rewritten
  * into net/'s --batching-delay-us=US before nom_net_start() reads argv), --repeat (serve run after
  * run: NetPIPE's receiver serves one transmitter and ends) and --and (starts another receiver's
  * option set: each set is one NetPIPE receiver, all running at once, e.g. ping-pong on 5002 and
- * streaming on 5003). --repeat may stand anywhere and applies to every set. Both functions only
- * rearrange argv's pointers; the strings stay argv's (never freed).
+ * streaming on 5003) and --quiet (drop NetPIPE's own console output, np_run.h). --repeat and
+ * --quiet may stand anywhere and apply to every set. Both functions only rearrange argv's
+ * pointers; the strings stay argv's (never freed).
  */
 #ifndef NP_ARGS_H
 #define NP_ARGS_H
@@ -22,6 +24,7 @@ struct np_server {
 
 struct np_cmdline {
     int repeat;                 /* --repeat given */
+    int quiet;                  /* --quiet given */
     int nservers;               /* at least 1 */
     struct np_server *servers;  /* nservers entries, malloc'd with their argv arrays */
 };
@@ -31,7 +34,7 @@ struct np_cmdline {
 int np_args_rewrite_batching_delay(int argc, char **argv);
 
 /* Splits argv (net/'s options already removed) into receivers at each --and and takes
- * --repeat out. A command line without options is one receiver with NetPIPE's defaults.
+ * --repeat and --quiet out. A command line without options is one receiver with NetPIPE's defaults.
  * Returns 0; -EINVAL when a set is empty (--and first, last or doubled); -ENOMEM. */
 int np_args_parse(int argc, char **argv, struct np_cmdline *out);
 

@@ -177,7 +177,8 @@ int np_nptcp_listen(int fd, int backlog)
     int r = listen(fd, backlog);
     if (r == 0 && ctx.active && !ctx.listened) {
         ctx.listened = 1;
-        np_say("NPtcp: %s: run %u listening\n", ctx.label, ctx.run);
+        if (!np_quiet || ctx.run == 1)
+            np_say("NPtcp: %s: run %u listening\n", ctx.label, ctx.run);
     }
     return r;
 }

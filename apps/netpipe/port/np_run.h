@@ -3,7 +3,7 @@
  * outlives the run.
  *
  * Contract. NetPIPE is linked unmodified except that its objects' references to main, exit,
- * socket, accept, listen, close, malloc, calloc and free are renamed to the np_nptcp_* names
+ * socket, accept, listen, close, malloc, calloc, free and output are renamed to the np_nptcp_* names
  * below (objcopy --redefine-syms=port/nptcp.syms; nothing else in the application is
  * affected). So np_run() calls NetPIPE's main and comes back whether NetPIPE returns or calls
  * exit(), and then closes the sockets and frees the memory the run left behind (on Linux, the
@@ -15,19 +15,28 @@
  * only changes what a transmitter retries and whether a receiver prints its buffer sizes.
  * A run that accepted a transmitter and then waits more than 10 s for it to reconnect (streaming
  * resets the connection after every trial) ends with status 76 (EX_PROTOCOL): its transmitter
- * is gone. One run per thread at a time. Messages go to stderr: "NPtcp: LABEL: run N listening" at a
- * run's first listen() (the receiver is ready for a transmitter).
+ * is gone. One run per thread at a time. "NPtcp: LABEL: run N listening" goes to the console
+ * at a run's first listen(): the receiver is ready for a transmitter (with np_quiet, run 1 only).
+ *
+ * NetPIPE's own output calls (printf, fprintf, puts, putchar, fputc, fwrite, perror) are renamed
+ * the same way (np_output.c): with np_quiet set, what NetPIPE writes to stdout and stderr is
+ * dropped, as the Linux guest sends its NPtcp's output to /dev/null.
  */
 #ifndef NP_RUN_H
 #define NP_RUN_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/socket.h>
 
 struct np_run_result {
     int status; /* main's return value or exit()'s argument */
     int served; /* non-zero: the run accepted a connection (a transmitter came) */
 };
+
+/* Non-zero: NetPIPE's console output is dropped, and so are the per-run lines of runs after
+ * the first but for abnormal ends (--quiet, np_args.h). Set before the first np_run(). */
+extern int np_quiet;
 
 /* Runs NetPIPE's main(argc, argv) once in the calling thread (argv is copied: getopt permutes
  * it); label and run number name it in messages. Never fails: NetPIPE's own errors are in
@@ -50,5 +59,12 @@ int np_nptcp_close(int fd);
 void *np_nptcp_malloc(size_t size);
 void *np_nptcp_calloc(size_t n, size_t size);
 void np_nptcp_free(void *p);
+int np_nptcp_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int np_nptcp_fprintf(FILE *stream, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int np_nptcp_puts(const char *s);
+int np_nptcp_putchar(int c);
+int np_nptcp_fputc(int c, FILE *stream);
+size_t np_nptcp_fwrite(const void *p, size_t size, size_t n, FILE *stream);
+void np_nptcp_perror(const char *s);
 
 #endif /* NP_RUN_H */

@@ -37,7 +37,7 @@ static void plain_is_one_receiver(void)
     char *argv[] = {"NPtcp", "-P", "5002", "-l", "1024", NULL};
     struct np_cmdline cmd;
     CHECK(parse(argv, &cmd) == 0);
-    CHECK(cmd.nservers == 1 && !cmd.repeat);
+    CHECK(cmd.nservers == 1 && !cmd.repeat && !cmd.quiet);
     CHECK(strcmp(cmd.servers[0].argv[0], "NPtcp") == 0);
     CHECK(strcmp(joined(&cmd.servers[0]), "-P 5002 -l 1024") == 0);
     np_args_free(&cmd);
@@ -53,13 +53,15 @@ static void no_options_is_default_receiver(void)
     np_args_free(&cmd);
 }
 
-/* Does --and split receivers, and does --repeat anywhere apply to all, never reaching NPtcp? */
+/* Does --and split receivers, and do --repeat and --quiet anywhere apply to all, never
+ * reaching NPtcp? */
 static void and_splits_repeat_anywhere(void)
 {
-    char *argv[] = {"NPtcp", "-P", "5002", "--and", "-s", "--repeat", "-P", "5003", NULL};
+    char *argv[] = {"NPtcp", "-P", "5002", "--quiet", "--and", "-s", "--repeat", "-P", "5003",
+                    NULL};
     struct np_cmdline cmd;
     CHECK(parse(argv, &cmd) == 0);
-    CHECK(cmd.nservers == 2 && cmd.repeat);
+    CHECK(cmd.nservers == 2 && cmd.repeat && cmd.quiet);
     CHECK(strcmp(joined(&cmd.servers[0]), "-P 5002") == 0);
     CHECK(strcmp(joined(&cmd.servers[1]), "-s -P 5003") == 0);
     CHECK(strcmp(cmd.servers[1].argv[0], "NPtcp") == 0);

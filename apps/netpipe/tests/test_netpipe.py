@@ -85,3 +85,13 @@ def test_wrong_options_end_with_a_clear_error(boot_nptcp):
     assert "NPtcp: network start failed: Invalid argument" in log, log
     assert "nom: all applications ended" in log, log
     assert not result.all_apps_ok
+
+
+def test_quiet_drops_netpipe_output_not_nom_lines(boot_nptcp):
+    """--quiet (the experiment's: the Linux guest's NPtcp writes to /dev/null): NetPIPE's own
+    messages are gone, nom's line about a run's abnormal end stays."""
+    log = boot_nptcp(["NPtcp --nic=1 --ip=10.0.2.15/24 --quiet --repeat -s -P 5002 -Z"]).log
+    assert "NPtcp: receiver 1: run 1 ended, status -12" in log, log
+    assert "NPtcp: receiver 1: stops" in log, log
+    assert "Streaming in one direction only" not in log, log
+    assert "NETPIPE USAGE" not in log, log
