@@ -36,7 +36,7 @@ MAC = "52:54:00:12:34:56"
 
 def nom_vm(lab, w, work):
     words = ["NPtcp", f"--ip={netlab.GUEST_IP}/{netlab.PREFIX_LEN}", f"--batching-delay={w}",
-             "--repeat", *apps.NETPIPE_PINGPONG_ARGS, "--and", *apps.NETPIPE_STREAM_ARGS]
+             "--repeat", "--quiet", *apps.NETPIPE_PINGPONG_ARGS, "--and", *apps.NETPIPE_STREAM_ARGS]
     iso = make_iso(KERNEL, [(ELF, " ".join(words))], os.path.join(work, "nom.iso"))
     vm = VM(iso=iso, nics=[Nic(mac=MAC, backend="tap", tap=lab.tap)], memory_mb=128,
             workdir=work, name="netpipe")

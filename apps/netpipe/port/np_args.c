@@ -30,7 +30,8 @@ int np_args_rewrite_batching_delay(int argc, char **argv)
 }
 
 /* The set that starts at argv[first] and ends before the next --and (or at argc), without
- * --repeat and --quiet, into *out with argv[0] in front. Returns the index after the set, or -ENOMEM. */
+ * --repeat and --quiet, into *out with argv[0] in front. Returns the index after the set, or
+ * -ENOMEM. */
 static int take_set(int argc, char **argv, int first, struct np_server *out)
 {
     out->argv = calloc((size_t)(argc - first) + 2, sizeof *out->argv);

@@ -3,11 +3,11 @@
  * outlives the run.
  *
  * Contract. NetPIPE is linked unmodified except that its objects' references to main, exit,
- * socket, accept, listen, close, malloc, calloc, free and output are renamed to the np_nptcp_* names
- * below (objcopy --redefine-syms=port/nptcp.syms; nothing else in the application is
- * affected). So np_run() calls NetPIPE's main and comes back whether NetPIPE returns or calls
- * exit(), and then closes the sockets and frees the memory the run left behind (on Linux, the
- * end of the process does that; on nom an application that exits is gone).
+ * socket, accept, listen, close, malloc, calloc, free and its output calls are renamed to the
+ * np_nptcp_* names below (objcopy --redefine-syms=port/nptcp.syms; nothing else in the
+ * application is affected). So np_run() calls NetPIPE's main and comes back whether NetPIPE
+ * returns or calls exit(), and then closes the sockets and frees the memory the run left behind
+ * (on Linux, the end of the process does that; on nom an application that exits is gone).
  *
  * Several threads may each run NetPIPE at once (one receiver each): NetPIPE keeps its state in
  * main's locals, except getopt's globals, so option parsing is serialized by a lock held from
