@@ -58,12 +58,13 @@ static void parse_unlock(void)
     }
 }
 
-/* Finds `old` in a ledger of n slots and puts `new` there. Returns 0, or -1 if absent. */
-static int ledger_swap(void **slots, int n, void *old, void *new)
+/* The ledgers: each finds `old` among its slots and puts `new` there (-1 / NULL: a free slot).
+ * Returns 0, or -1 if `old` is absent. */
+static int block_swap(void *old, void *new)
 {
-    for (int i = 0; i < n; i++)
-        if (slots[i] == old) {
-            slots[i] = new;
+    for (int i = 0; i < NP_MAX_BLOCKS; i++)
+        if (ctx.blocks[i] == old) {
+            ctx.blocks[i] = new;
             return 0;
         }
     return -1;
@@ -97,7 +98,7 @@ static void track_fd(int fd)
 
 static void *track_block(void *p)
 {
-    if (ctx.active && p && ledger_swap(ctx.blocks, NP_MAX_BLOCKS, NULL, p) != 0) {
+    if (ctx.active && p && block_swap(NULL, p) != 0) {
         free(p);
         ledger_full("memory blocks");
     }
@@ -203,6 +204,6 @@ void *np_nptcp_calloc(size_t n, size_t size)
 void np_nptcp_free(void *p)
 {
     if (ctx.active && p)
-        ledger_swap(ctx.blocks, NP_MAX_BLOCKS, p, NULL);
+        block_swap(p, NULL);
     free(p);
 }
