@@ -82,7 +82,10 @@ def test_signal_to_the_tool_removes_everything(tmp_path, sig):
             print(lab.ns, p.pid, flush=True)
             time.sleep(300)
     """)
-    tool = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    # A tool started from a background job inherits SIGINT ignored, and Python then installs
+    # no KeyboardInterrupt handler: give the tool the default disposition a terminal gives.
+    tool = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     ns, pid = tool.stdout.readline().split()
     assert ns in netlab.namespaces()
     tool.send_signal(sig)
