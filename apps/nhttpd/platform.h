@@ -21,10 +21,6 @@ int platform_start(int *argc, char **argv);
 uint64_t platform_ticks(void);
 uint64_t platform_ticks_per_sec(void);
 
-/* Fixes the batching delay at us microseconds (paper 3.6), overriding the adaptive choice.
- * Returns 0, -EINVAL (out of the stack's range) or -ENOTSUP (Linux: no batching delay). */
-int platform_set_batching_delay_us(unsigned us);
-
 /* Adds the platform's members to the /nom/stats object being written: "platform", the
  * batching delay in use, the bandwidth price the application sees, and (nom only) "driver". */
 void platform_stats_json(struct json *j);

@@ -2,7 +2,6 @@
  * Linux has no batching delay and no price: /nom/stats reports them as null. */
 #include "platform.h"
 
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/resource.h>
@@ -34,12 +33,6 @@ uint64_t platform_ticks(void)
 }
 
 uint64_t platform_ticks_per_sec(void) { return 1000000000u; }
-
-int platform_set_batching_delay_us(unsigned us)
-{
-    (void)us;
-    return -ENOTSUP;
-}
 
 void platform_stats_json(struct json *j)
 {

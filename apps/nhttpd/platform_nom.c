@@ -17,8 +17,6 @@
 
 #include "json.h"
 
-static bool delay_fixed; /* --batching-delay given: W stays where the profile sweep put it */
-
 /* The profit-maximizing controller (net/adapt, paper 6.5) with nhttpd's profile; it takes
  * --utility=, --adapt and --batching-delay= out of argv. */
 static int start_controller(int *argc, char **argv)
@@ -47,14 +45,6 @@ int platform_start(int *argc, char **argv)
 uint64_t platform_ticks(void) { return nom_tsc(); }
 
 uint64_t platform_ticks_per_sec(void) { return nom_tsc_hz(); }
-
-int platform_set_batching_delay_us(unsigned us)
-{
-    int r = nom_net_set_batching_delay_us(us);
-    if (r == 0)
-        delay_fixed = true;
-    return r;
-}
 
 /* The bandwidth price priced published on the bulletin board, if any, in $/Gbit (read
  * consistently by priced's subscriber library, nom/price.h). */
@@ -117,7 +107,7 @@ void platform_stats_json(struct json *j)
     nom_adapt_status(&a);
     json_string(j, "platform", "nom");
     json_uint(j, "batching_delay_us", nom_net_batching_delay_us());
-    json_bool(j, "batching_delay_fixed", delay_fixed || !a.adaptive);
+    json_bool(j, "batching_delay_fixed", !a.adaptive);
     adapt_json(j, &a);
     if (bandwidth_price(&price))
         json_double(j, "bandwidth_price_usd_per_gbit", price);
