@@ -45,13 +45,13 @@ test: all host-tools
 	@python3 -m pytest -q -p no:cacheprovider --junitxml=$(BUILD)/test-results.xml; \
 	    status=$$?; python3 tools/test_summary.py $(BUILD)/test-results.xml; exit $$status
 
-# The paper's section-6 experiment, nom against Linux and OSv (tools/experiment/README.md).
-# EXPERIMENT_ARGS=--quick runs the short version CI uses.
 # The host-side measuring tools (load client, instruction-count plugin, Linux guest).
 HOST_TOOLS := tools/loadgen tools/vmcounters tools/linuxguest
 host-tools: $(STAMP)
 	for d in $(HOST_TOOLS); do $(MAKE) -C $$d || exit 1; done
 
+# The paper's section-6 experiment, nom against Linux and OSv (tools/experiment/README.md).
+# EXPERIMENT_ARGS=--quick runs the short version CI uses.
 experiment: all host-tools
 	python3 tools/experiment/run.py $(EXPERIMENT_ARGS)
 
