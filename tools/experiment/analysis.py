@@ -12,6 +12,8 @@ import statistics
 from priceprovider import Schedule
 from profit import KINDS, Measurement, UtilityParams, run_profit
 
+from .plan import adaptive_variant
+
 
 
 def phase_figures(fig):
@@ -134,6 +136,12 @@ class Analysis:
                       for r in self.runs(app, guest, variant)])
 
     def profit(self, app, guest, variant, kind):
+        """(mean, stddev, n) of a run's profit under utility kind. nom "adaptive" stands for the
+        run that adapted for kind (plan.adaptive_variant) when that variant ran."""
+        if guest == "nom" and variant == "adaptive":
+            own = adaptive_variant(kind)["name"]
+            if self.runs(app, guest, own):
+                variant = own
         return stats([(r["profit"] or {}).get(kind) for r in self.runs(app, guest, variant)])
 
     def reasons(self, app, guest, variant=None):

@@ -63,7 +63,7 @@ class NomDriver(LabDriver):
         for path, what in ((KERNEL, "the nom kernel"), (elf, f"nom's {app}")):
             if not os.path.isfile(path):
                 return f"{what} is not built ({os.path.relpath(path, TOP)})"
-        if variant["name"] == "adaptive" and not os.path.isfile(PRICED):
+        if variant["name"].startswith("adaptive") and not os.path.isfile(PRICED):
             return ("adaptive nom needs priced to see the price, and priced is not built "
                     f"({os.path.relpath(PRICED, TOP)})")
         return None
@@ -72,7 +72,7 @@ class NomDriver(LabDriver):
         elf, args = APPS[app][:2]
         if "w_us" in variant:
             args = args + [f"--batching-delay={variant['w_us']:g}"]
-        elif variant["name"] == "adaptive" and app != "netpipe":
+        elif variant["name"].startswith("adaptive") and app != "netpipe":
             # The controller (net/include/nom/adapt.h) picks W from the profile, the price and
             # the load; under the utility function the variant names (paper 6.5: penalty).
             args = args + ["--adapt", f"--utility={variant.get('utility', 'penalty')}"]

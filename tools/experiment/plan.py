@@ -1,8 +1,8 @@
 """The experiment plan: which cells (application x guest x variant) run, how long, how often.
 
 Paper 6.1 and 6.5: every application on every guest for `duration` seconds, load "many" then
-"single" after `change_at` seconds, the price changing at the same moment; nom adaptive and nom
-with the batching delay fixed at each W of `w_values` (from which the best-throughput and
+"single" after `change_at` seconds, the price changing at the same moment; nom adaptive (one cell per
+utility function it adapts for) and nom with the batching delay fixed at each W of `w_values` (from which the best-throughput and
 best-latency W of figures 8-13 are picked); `runs` repetitions, interleaved so that a slow
 drift of the machine spreads over every cell alike.
 """
@@ -17,6 +17,17 @@ DEFAULT_W = (0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40)
 # Variants of the comparison guests: Linux serves the web load with our nhttpd built for Linux
 # (the same application, paper 6.2) and with nginx (the server a Linux user would pick).
 GUEST_VARIANTS = {("linux", "nhttpd"): ("default", "nginx")}
+# nom adaptive adapts for one utility function (net/adapt's --utility=): "adaptive" for penalty,
+# "adaptive-KIND" for the others, so that each utility's profit is that of a run maximizing it
+# (paper 6.5). NetPIPE has no controller (apps/netpipe/README.md): one "adaptive" cell, W = 0.
+ADAPTIVE_UTILITIES = ("penalty", "refund", "bonus")
+APPS_WITH_CONTROLLER = ("memcached", "nhttpd")
+
+
+def adaptive_variant(utility):
+    """The variant of nom that adapts for utility."""
+    name = "adaptive" if utility == "penalty" else f"adaptive-{utility}"
+    return {"name": name, "utility": utility}
 
 
 @dataclass(frozen=True)
@@ -41,6 +52,7 @@ class Plan:
     guests: tuple = GUESTS
     w_values: tuple = DEFAULT_W
     adaptive: bool = True
+    adaptive_utilities: tuple = ADAPTIVE_UTILITIES  # one nom cell adapting for each
     runs: int = 5
     duration_s: float = 120.0
     change_at_s: float = 60.0
@@ -77,7 +89,9 @@ class Plan:
                                for v in GUEST_VARIANTS.get((guest, app), ("default",)))
                     continue
                 if self.adaptive:
-                    out.append(Cell(app, guest, {"name": "adaptive"}))
+                    kinds = self.adaptive_utilities if app in APPS_WITH_CONTROLLER else ()
+                    out.extend(Cell(app, guest, adaptive_variant(k))
+                               for k in kinds or ("penalty",))
                 for w in self.w_values:
                     out.append(Cell(app, guest, {"name": f"w={w:g}", "w_us": w}))
         return out
@@ -93,8 +107,9 @@ class Plan:
 
 
 def quick_plan(**overrides):
-    """CI's short mode: 2 x 5 s phases, 1 run, Linux and nom with one application."""
+    """CI's short mode: 2 x 5 s phases, 1 run, Linux and nom with one application, nom adaptive
+    for the penalty function only."""
     base = dict(apps=("nhttpd",), guests=("linux", "nom"), w_values=(0, 20), runs=1,
-                duration_s=10.0, change_at_s=5.0)
+                duration_s=10.0, change_at_s=5.0, adaptive_utilities=("penalty",))
     base.update(overrides)
     return Plan(**base)

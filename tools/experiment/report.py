@@ -145,7 +145,8 @@ class Report:
                  "Throughput under *many* load, latency and jitter under *single*, exits/s, "
                  "exits and guest instructions per request (under TCG exits are exit "
                  "equivalents: notifications + interrupts) under *many*, and profit of the "
-                 "whole run. nom is its adaptive variant unless marked. Profit "
+                 "whole run. nom is its adaptive variant unless marked (its profit under each "
+                 "utility function is that of the run adapting for that function). Profit "
                  "ratios are given only where both profits are positive.", "",
                  "| app | metric | nom | " + " | ".join(others) + " | "
                  + " | ".join(f"nom/{o}" for o in others) + " |",
@@ -310,7 +311,8 @@ class Report:
     def static_vs_adaptive(self):
         self.out("## Static vs adaptive batching delay (paper 6.5)", "",
                  "tpt: nom fixed at the W with the best mean throughput under *many*; lat: at "
-                 "the W with the best mean latency under *single*; adp: nom adaptive.", "")
+                 "the W with the best mean latency under *single*; adp: nom adaptive, the run "
+                 "that adapted for the row's utility function.", "")
         for app in self.apps:
             n = FIRST_FIG["static"] + APPS.index(app)
             best = self.a.best_w(app)

@@ -52,6 +52,24 @@ def test_samples_are_integrated_piecewise():
         pytest.approx(740.0)
 
 
+def test_nom_adaptive_profit_is_the_run_adapting_for_that_utility():
+    # "adaptive" adapted for penalty (1 Gbit/s at 400 us), "adaptive-bonus" for bonus (0.5 Gbit/s
+    # at 100 us): the bonus profit of nom adaptive is the second run's, the penalty profit the
+    # first's; a utility without a run of its own (refund) falls back to "adaptive".
+    slow = record("nom", {"name": "adaptive", "utility": "penalty"}, 1,
+                  fig(1, 60, 7.5e9, 400, 0), fig(1, 60, 7.5e9, 400, 0))
+    fast = record("nom", {"name": "adaptive-bonus", "utility": "bonus"}, 1,
+                  fig(1, 60, 3.75e9, 100, 0), fig(1, 60, 3.75e9, 100, 0))
+    a = Analysis([slow, fast], PLAN)
+    for kind, own in (("penalty", "adaptive"), ("bonus", "adaptive-bonus"),
+                      ("refund", "adaptive")):
+        assert a.profit("memcached", "nom", "adaptive", kind) == \
+            a.profit("memcached", "nom", own, kind), kind
+    penalty_run_only = Analysis([slow], PLAN)
+    assert a.profit("memcached", "nom", "adaptive", "bonus")[0] != \
+        penalty_run_only.profit("memcached", "nom", "adaptive", "bonus")[0]
+
+
 def test_mean_and_sample_deviation_across_runs():
     assert stats([1.0, 2.0, 3.0, None]) == (2.0, 1.0, 3)
     assert stats([None]) == (None, None, 0)

@@ -10,8 +10,15 @@ def test_full_plan_has_every_app_guest_and_nom_variant():
     names = {(c.app, c.key) for c in p.cells()}
     assert ("memcached", "linux-default") in names and ("netpipe", "osv-default") in names
     assert ("nhttpd", "nom-adaptive") in names and ("nhttpd", "nom-w=40") in names
+    assert ("memcached", "nom-adaptive-refund") in names and ("nhttpd", "nom-adaptive-bonus") in names
+    assert ("netpipe", "nom-adaptive") in names and ("netpipe", "nom-adaptive-bonus") not in names
     assert ("nhttpd", "linux-nginx") in names
-    assert len(p.cells()) == 3 * (2 + 1 + 11) + 1
+    # 3 apps x (Linux, OSv, 11 fixed W) + nginx + adaptive: 3 utilities each for memcached and
+    # nhttpd, one for NetPIPE (no controller)
+    assert len(p.cells()) == 3 * (2 + 11) + 1 + 3 + 3 + 1
+    variants = {c.key: c.variant for c in p.cells() if c.app == "memcached"}
+    assert variants["nom-adaptive"]["utility"] == "penalty"
+    assert variants["nom-adaptive-refund"]["utility"] == "refund"
     assert p.schedule_text() == "0:1, 60:10"
     assert p.phase_seconds() == {"many": 60.0, "single": 60.0}
 
