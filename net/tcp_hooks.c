@@ -12,6 +12,12 @@
  * ignores the client's RST (RFC 1337), so the client cannot connect for two minutes (seen with
  * nhttpd's 10,000 malformed requests). Here a SYN whose sequence number lies above what the
  * old incarnation received ends that TIME-WAIT pcb first; lwIP then sees an ordinary SYN.
+ * A SYN below it (the client sent more in the old connection than its ISN clock advanced
+ * since: NetPIPE's streaming, whose reconnect loop goes through the ephemeral ports) still
+ * gets lwIP's ACK; the client answers it with a RST carrying exactly our rcv_nxt, and that RST
+ * ends the TIME-WAIT pcb, as Linux does by default (tcp_rfc1337 = 0, "TIME-WAIT
+ * assassination"): the client's next SYN is then served. Without timestamps (RFC 6191) there
+ * is no better test.
  */
 #include "lwip/def.h"
 #include "lwip/ip4.h"
@@ -19,6 +25,7 @@
 #include "lwip/prot/tcp.h"
 #include "lwip/priv/tcp_priv.h"
 #include <nom/time.h>
+#include <stdbool.h>
 
 #include "arch/cc.h"
 #include "lwip_hooks.h"
@@ -47,18 +54,29 @@ u32_t nomnet_tcp_isn(const ip_addr_t *local_ip, u16_t local_port, const ip_addr_
     return (u32_t)(nom_now_ns() / 4000u) + (u32_t)mix64(tuple + secret);
 }
 
-/* The TIME-WAIT pcb of this SYN's connection, if the SYN may reopen it. */
-static struct tcp_pcb *timewait_to_reopen(const struct ip_hdr *ip, const struct tcp_hdr *tcp)
+/* The TIME-WAIT pcb of this segment's connection, or NULL. */
+static struct tcp_pcb *timewait_pcb(const struct ip_hdr *ip, const struct tcp_hdr *tcp)
 {
-    u32_t seqno = lwip_ntohl(tcp->seqno);
     for (struct tcp_pcb *pcb = tcp_tw_pcbs; pcb != NULL; pcb = pcb->next) {
         if (pcb->local_port == lwip_ntohs(tcp->dest) &&
             pcb->remote_port == lwip_ntohs(tcp->src) &&
             ip4_addr_get_u32(ip_2_ip4(&pcb->remote_ip)) == ip->src.addr &&
             ip4_addr_get_u32(ip_2_ip4(&pcb->local_ip)) == ip->dest.addr)
-            return TCP_SEQ_GT(seqno, pcb->rcv_nxt) ? pcb : NULL;
+            return pcb;
     }
     return NULL;
+}
+
+/* Whether the segment ends its connection's TIME-WAIT: a SYN above what the old incarnation
+ * received (RFC 1122 4.2.2.13), or a RST at exactly rcv_nxt (the answer to lwIP's ACK of a
+ * SYN below it). */
+static bool ends_timewait(const struct tcp_pcb *tw, const struct tcp_hdr *tcp)
+{
+    u32_t seqno = lwip_ntohl(tcp->seqno);
+    u8_t flags = TCPH_FLAGS(tcp) & (TCP_SYN | TCP_ACK | TCP_RST);
+    if (flags == TCP_SYN)
+        return TCP_SEQ_GT(seqno, tw->rcv_nxt);
+    return (flags & TCP_RST) && seqno == tw->rcv_nxt;
 }
 
 int nomnet_ip4_input(struct pbuf *p, struct netif *inp)
@@ -75,10 +93,10 @@ int nomnet_ip4_input(struct pbuf *p, struct netif *inp)
     if (p->len < hlen + TCP_HLEN)
         return 0;
     tcp = (const struct tcp_hdr *)((const u8_t *)p->payload + hlen);
-    if ((TCPH_FLAGS(tcp) & (TCP_SYN | TCP_ACK | TCP_RST)) != TCP_SYN || tcp_tw_pcbs == NULL)
+    if (tcp_tw_pcbs == NULL || !(TCPH_FLAGS(tcp) & (TCP_SYN | TCP_RST)))
         return 0;
-    old = timewait_to_reopen(ip, tcp);
-    if (old != NULL)
+    old = timewait_pcb(ip, tcp);
+    if (old != NULL && ends_timewait(old, tcp))
         tcp_abort(old); /* a TIME-WAIT pcb is just freed: no RST goes out */
     return 0;
 }

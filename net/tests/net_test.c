@@ -371,6 +371,49 @@ static void tw_client(void)
 
 static void case_tcp_timewait_reuse(void) { run_pair(tw_client, tw_server, 1, 0, 0); }
 
+/* ---- tcp_timewait_rst: as above, but the client sent 4 MB first, more than its ISN clock
+ * (250,000 a second, tcp_hooks.c) advances before it reconnects: its new SYN lies below what
+ * the server's TIME-WAIT received, gets an ACK, the client's RST ends the TIME-WAIT (Linux's
+ * default), and its next SYN is served ---- */
+
+#define TWR_PORT 40001
+#define TWR_BULK (4u << 20)
+
+static void twr_server(void)
+{
+    static char buf[65536];
+    int l = tcp_listener(PORT_TCP), c;
+    c = accept(l, NULL, NULL);
+    CHECK(c >= 0, "accept the bulk sender");
+    CHECK(read_all(c, buf, sizeof buf) == sizeof buf, "bulk begins");
+    for (size_t got = sizeof buf; got < TWR_BULK; got += sizeof buf)
+        CHECK(read_all(c, buf, sizeof buf) == sizeof buf, "bulk at %zu", got);
+    write_all(c, "bye", 3);
+    CHECK(fake_close(c) == 0, "close first"); /* TIME-WAIT here, rcv_nxt 4 MB on */
+    c = accept(l, NULL, NULL);
+    CHECK(c >= 0, "accept the reconnection");
+    write_all(c, "bye", 3);
+    CHECK(fake_close(c) == 0, "close");
+    CHECK(fake_close(l) == 0, "close the listener");
+}
+
+static void twr_client(void)
+{
+    static char block[65536];
+    char buf[8];
+    int fd = tw_connect_from(TWR_PORT);
+    for (size_t sent = 0; sent < TWR_BULK; sent += sizeof block)
+        write_all(fd, block, sizeof block);
+    CHECK(read_all(fd, buf, sizeof buf) == 3 && memcmp(buf, "bye", 3) == 0, "bye, EOF");
+    CHECK(fake_close(fd) == 0, "close");
+    fake_run_ms(100);
+    fd = tw_connect_from(TWR_PORT); /* SYN below rcv_nxt: ACK, RST, then served */
+    CHECK(read_all(fd, buf, sizeof buf) == 3 && memcmp(buf, "bye", 3) == 0, "served again");
+    CHECK(fake_close(fd) == 0, "close again");
+}
+
+static void case_tcp_timewait_rst(void) { run_pair(twr_client, twr_server, 1, 0, 0); }
+
 /* ---- tcp_window_full: a reader that does not read stops a non-blocking writer (EAGAIN,
  * no POLLOUT); once it reads, everything written arrives ---- */
 
@@ -791,6 +834,7 @@ static const struct { const char *name; void (*fn)(void); } cases[] = {
     { "tcp_reset", case_tcp_reset },
     { "tcp_close_eof", case_tcp_close_eof },
     { "tcp_timewait_reuse", case_tcp_timewait_reuse },
+    { "tcp_timewait_rst", case_tcp_timewait_rst },
     { "tcp_window_full", case_tcp_window_full },
     { "tcp_nonblocking", case_tcp_nonblocking },
     { "tcp_many", case_tcp_many },
