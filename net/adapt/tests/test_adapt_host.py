@@ -5,13 +5,13 @@ operating points, the same choice of W over the test profile at every price."""
 import itertools
 import json
 import math
-import os
 import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from nomvm import hostcases
 from profit.utility import KINDS, utility
 
 HERE = Path(__file__).resolve().parent
@@ -20,31 +20,22 @@ TOP = ADAPT.parent.parent
 BUILD = TOP / "build"
 OUT = BUILD / "net" / "adapt"
 TEST_PROFILE = HERE / "guest" / "profile.json"
-CASES = re.findall(r'^\s*\{ "(\w+)", case_\w+ \},$', (HERE / "adapt_test.c").read_text(), re.M)
-
-
-def make(target):
-    env = dict(os.environ, TOP=str(TOP), BUILD=str(BUILD))
-    r = subprocess.run(["make", "-s", "-C", str(ADAPT), target], env=env, capture_output=True,
-                       text=True)
-    assert r.returncode == 0, r.stdout + r.stderr
+CASES = hostcases.cases_in(HERE / "adapt_test.c", r'^\s*\{ "(\w+)", case_\w+ \},$')
 
 
 @pytest.fixture(scope="module")
 def adapt_test():
-    make("host")
+    hostcases.make(ADAPT, "host")
     return str(OUT / "host" / "adapt_test")
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_adapt_case(adapt_test, case):
-    r = subprocess.run([adapt_test, case], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0 and f"PASS {case}" in r.stdout, r.stdout + r.stderr
+    hostcases.run_case(adapt_test, case, timeout=60)
 
 
 def test_every_case_is_collected(adapt_test):
-    r = subprocess.run([adapt_test, "--list"], capture_output=True, text=True, check=True)
-    assert r.stdout.split() == CASES
+    assert hostcases.list_cases(adapt_test) == CASES
 
 
 # Operating points around the paper's figures (table 1) and the edges of each function: the
@@ -112,7 +103,7 @@ def test_choices_the_test_profile_was_made_for(adapt_test):
 
 def test_guest_library_builds():
     """libnomadapt.a for nom calls only libnom (nom_*), net/ and newlib."""
-    make("guest")
+    hostcases.make(ADAPT, "guest")
     nm = subprocess.run(["nm", str(OUT / "libnomadapt.a")], capture_output=True, text=True,
                         check=True).stdout
     defined = {l.split()[-1] for l in nm.splitlines() if re.search(r" [TDBR] ", l)}

@@ -1,7 +1,7 @@
 /* unit_tests.c: host unit tests of priced's pure parts: the URL and HTTP response parsers,
  * price.txt, the options, the retry episodes and backoff, and the subscribers' slot reader.
  * A table of named cases, each asking one question. `unit_tests --list` names them;
- * `unit_tests NAME` runs one and prints "ok NAME" or "FAIL NAME: line: check" (exit 1).
+ * `unit_tests NAME` runs one and prints "PASS NAME" or "FAIL NAME: line: check" (exit 1).
  * tests/test_units.py runs each as its own pytest case. */
 #include <errno.h>
 #include <stdio.h>
@@ -394,7 +394,7 @@ int main(int argc, char **argv)
             printf("FAIL %s: line %d: %s\n", cases[i].name, failed_line, failed_check);
             return 1;
         }
-        printf("ok %s\n", cases[i].name);
+        printf("PASS %s\n", cases[i].name);
         return 0;
     }
     fprintf(stderr, "usage: unit_tests --list | NAME\n");
