@@ -89,9 +89,9 @@ class Plan:
                                for v in GUEST_VARIANTS.get((guest, app), ("default",)))
                     continue
                 if self.adaptive:
-                    kinds = self.adaptive_utilities if app in APPS_WITH_CONTROLLER else ()
-                    out.extend(Cell(app, guest, adaptive_variant(k))
-                               for k in kinds or ("penalty",))
+                    kinds = (self.adaptive_utilities if app in APPS_WITH_CONTROLLER
+                             else ("penalty",))
+                    out.extend(Cell(app, guest, adaptive_variant(k)) for k in kinds)
                 for w in self.w_values:
                     out.append(Cell(app, guest, {"name": f"w={w:g}", "w_us": w}))
         return out
