@@ -97,8 +97,15 @@
 #define TCP_QUEUE_OOSEQ             1   /* keep out-of-order segments: no go-back-N on loss */
 #define TCP_OOSEQ_MAX_PBUFS         64  /* ... but bounded per connection */
 #define LWIP_TCP_SACK_OUT           1   /* tell the peer what we hold out of order */
-#define TCP_LISTEN_BACKLOG          1   /* listen(backlog) bounds unaccepted connections */
-#define TCP_DEFAULT_LISTEN_BACKLOG  255
+/* No lwIP backlog: its counter is a u8 that counts half-open connections, so a burst of SYNs
+ * (4,000 clients connecting at once) was cut to 255 handshakes in flight and the rest fell
+ * into synchronised SYN retransmission back-off (1, 3, 7 ... 63 s), which TCG guests did not
+ * always clear before the clients gave up. listen(backlog) is enforced by the socket layer
+ * instead, on the established connections waiting for accept() as Linux does: the IPv4 input
+ * hook drops a SYN for a listener whose accept queue is full (tcp_hooks.c). Half-open
+ * connections are bounded by MEMP_NUM_TCP_PCB, and lwIP's tcp_alloc() then recycles the
+ * oldest TIME-WAIT, LAST-ACK and CLOSING pcbs first. */
+#define TCP_LISTEN_BACKLOG          0
 #define LWIP_TCP_TIMESTAMPS         0   /* 12 bytes per segment for RTTM we do not need */
 #define TCP_MAXRTX                  12
 #define TCP_SYNMAXRTX               6

@@ -11,6 +11,7 @@
 #include <nom/sched.h>
 #include <nom/time.h>
 
+#include "lwip_hooks.h"
 #include "netif_virtio.h"
 #include "netloop.h"
 
@@ -119,6 +120,7 @@ void nom_net_stats(struct nom_net_stats *out)
     nom_preempt_disable();
     vnet_stats(netloop_device(), &d);
     netif_virtio_counters(&out->rx_nobuf, &out->tx_dropped, &out->tx_gathers);
+    out->syn_dropped = nomnet_syn_dropped();
     nom_preempt_enable();
     out->rx_packets = d.rx_packets; out->rx_bytes = d.rx_bytes; out->rx_batches = d.rx_batches;
     out->tx_packets = d.tx_packets; out->tx_bytes = d.tx_bytes; out->tx_batches = d.tx_batches;

@@ -48,10 +48,10 @@ struct nomsock_dgram {
 };
 
 #define NOMSOCK_DGRAM_QUEUE 256 /* datagrams a UDP socket holds before dropping */
-/* Established connections a listener holds for accept() before the ones beyond count against
- * lwIP's listen backlog (which then drops new SYNs): Linux's somaxconn. lwIP's own backlog is
- * a u8 and also counts half-open connections; a server out of descriptors (nhttpd at 1024)
- * would otherwise leave thousands of clients in SYN retransmission back-off. */
+/* The most established connections a listener holds for accept() (Linux's somaxconn): a
+ * larger listen() backlog is cut to it. Once a listener holds its backlog, new SYNs for it are
+ * dropped (tcp_hooks.c) and their clients retransmit, as on Linux; lwIP's own backlog is off
+ * (lwipopts.h says why). */
 #define NOMSOCK_ACCEPT_QUEUE 4096
 /* Received segments up to this size are copied out of the receive pool into the heap: a
  * connection holding a short request must not pin a whole 1.5 KiB pool buffer, or a few
@@ -82,6 +82,7 @@ struct nomsock {
     /* TCP listener: established connections waiting for accept(), oldest first. */
     struct nomsock *accept_head, *accept_tail, *accept_next;
     unsigned accept_len;
+    unsigned accept_max;        /* listen()'s backlog, 1..NOMSOCK_ACCEPT_QUEUE */
     /* UDP receive ring. */
     struct nomsock_dgram *dq;
     unsigned dq_head, dq_len;
@@ -146,5 +147,13 @@ int nomsock_from_sockaddr(const struct sockaddr *sa, socklen_t len, ip_addr_t *i
 int nomsock_inet_addr(const struct sockaddr *sa, socklen_t len, ip_addr_t *ip, u16_t *port);
 /* lwIP address -> sockaddr_in, truncated to *len as POSIX says; *len = full size. */
 void nomsock_to_sockaddr(const ip_addr_t *ip, u16_t port, struct sockaddr *sa, socklen_t *len);
+
+/* Whether listener l holds its backlog of connections waiting for accept(): its new SYNs are
+ * then dropped. Inline for the IPv4 input hook (tcp_hooks.c), which is part of liblwip.a and
+ * must not call into libnomnet.a. */
+static inline int nomsock_accept_full(const struct nomsock *l)
+{
+    return l->state == NS_LISTEN && l->accept_len >= l->accept_max;
+}
 
 #endif /* NOM_NET_SOCK_H */

@@ -112,8 +112,7 @@ static err_t tcpsock_on_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
     c->peer_port = newpcb->remote_port;
     tcpsock_hook(c, newpcb);
     tcpsock_apply_options(c);
-    if (++l->accept_len > NOMSOCK_ACCEPT_QUEUE)
-        tcp_backlog_delayed(newpcb); /* until accept(): lwIP's backlog then stops new SYNs */
+    l->accept_len++; /* may pass accept_max by the handshakes that were under way */
     if (l->accept_tail != NULL)
         l->accept_tail->accept_next = c;
     else
@@ -158,11 +157,10 @@ int tcpsock_bind_nb(struct nomsock *s, const ip_addr_t *ip, u16_t port)
     return -nomsock_err_from_lwip(tcp_bind(s->pcb.tcp, ip, port));
 }
 
-/* listen()'s backlog as lwIP's (a u8_t counting half-open connections, and established ones
- * beyond NOMSOCK_ACCEPT_QUEUE). */
-static u8_t lwip_backlog(int backlog)
+/* listen()'s backlog as the accept queue's bound (Linux: at least one, at most somaxconn). */
+static unsigned accept_max(int backlog)
 {
-    return (u8_t)(backlog < 1 ? 1 : backlog > 255 ? 255 : backlog);
+    return backlog < 1 ? 1u : backlog > NOMSOCK_ACCEPT_QUEUE ? NOMSOCK_ACCEPT_QUEUE : (unsigned)backlog;
 }
 
 int tcpsock_listen_nb(struct nomsock *s, int backlog)
@@ -170,19 +168,21 @@ int tcpsock_listen_nb(struct nomsock *s, int backlog)
     struct tcp_pcb *lpcb;
     err_t err;
     if (s->state == NS_LISTEN) {
-        tcp_backlog_set(s->pcb.tcp, lwip_backlog(backlog));
+        s->accept_max = accept_max(backlog);
         return 0;
     }
     if (s->state != NS_OPEN)
         return -EINVAL;
     if (s->pcb.tcp->local_port == 0 && tcp_bind(s->pcb.tcp, IP4_ADDR_ANY, 0) != ERR_OK)
         return -EADDRINUSE;
-    lpcb = tcp_listen_with_backlog_and_err(s->pcb.tcp, lwip_backlog(backlog), &err);
+    /* lwIP ignores the backlog argument (TCP_LISTEN_BACKLOG is 0): accept_max bounds the queue. */
+    lpcb = tcp_listen_with_backlog_and_err(s->pcb.tcp, TCP_DEFAULT_LISTEN_BACKLOG, &err);
     if (lpcb == NULL)
         return -nomsock_err_from_lwip(err);
     /* The old pcb is gone; the listen pcb carries no recv/sent/err callbacks. */
     s->pcb.tcp = lpcb;
     s->state = NS_LISTEN;
+    s->accept_max = accept_max(backlog);
     tcp_arg(lpcb, s);
     tcp_accept(lpcb, tcpsock_on_accept);
     return 0;
@@ -200,8 +200,6 @@ int tcpsock_accept_nb(struct nomsock *s, struct nomsock **child)
         s->accept_tail = NULL;
     s->accept_len--;
     c->accept_next = NULL;
-    if (c->pcb.tcp != NULL)
-        tcp_backlog_accepted(c->pcb.tcp);
     s->notified = nomsock_readiness(s);
     *child = c;
     return 0;

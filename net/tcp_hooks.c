@@ -1,5 +1,5 @@
 /*
- * tcp_hooks.c: two TCP behaviours lwIP 2.1.3 leaves to its hooks (lwip_hooks.h).
+ * tcp_hooks.c: three TCP behaviours lwIP 2.1.3 leaves to its hooks (lwip_hooks.h).
  *
  * Initial sequence numbers (RFC 6528): ISN = M + F(4-tuple, secret), M a 4 us clock, F a keyed
  * hash. lwIP's default (a counter stepped by its timer ticks) is predictable, and, more to
@@ -18,6 +18,12 @@
  * ends the TIME-WAIT pcb, as Linux does by default (tcp_rfc1337 = 0, "TIME-WAIT
  * assassination"): the client's next SYN is then served. Without timestamps (RFC 6191) there
  * is no better test.
+ *
+ * The listen backlog (lwipopts.h says why lwIP's own is off): a SYN for a listener whose
+ * accept queue is full is dropped before lwIP sees it, as Linux drops it, and counted; the
+ * client retransmits it, by which time the server has usually accepted. A SYN that belongs to
+ * a connection already under way goes to that connection in lwIP, so only a new one is held
+ * back.
  */
 #include "lwip/def.h"
 #include "lwip/ip4.h"
@@ -29,6 +35,9 @@
 
 #include "arch/cc.h"
 #include "lwip_hooks.h"
+#include "sock.h"
+
+static uint64_t syn_dropped;
 
 /* A 64-bit mix (splitmix64's finalizer): enough to keep F unguessable without the secret,
  * which is all RFC 6528 asks of it here. */
@@ -54,10 +63,11 @@ u32_t nomnet_tcp_isn(const ip_addr_t *local_ip, u16_t local_port, const ip_addr_
     return (u32_t)(nom_now_ns() / 4000u) + (u32_t)mix64(tuple + secret);
 }
 
-/* The TIME-WAIT pcb of this segment's connection, or NULL. */
-static struct tcp_pcb *timewait_pcb(const struct ip_hdr *ip, const struct tcp_hdr *tcp)
+/* The pcb on list of this segment's connection (its 4-tuple), or NULL. */
+static struct tcp_pcb *pcb_of(struct tcp_pcb *list, const struct ip_hdr *ip,
+                              const struct tcp_hdr *tcp)
 {
-    for (struct tcp_pcb *pcb = tcp_tw_pcbs; pcb != NULL; pcb = pcb->next) {
+    for (struct tcp_pcb *pcb = list; pcb != NULL; pcb = pcb->next) {
         if (pcb->local_port == lwip_ntohs(tcp->dest) &&
             pcb->remote_port == lwip_ntohs(tcp->src) &&
             ip4_addr_get_u32(ip_2_ip4(&pcb->remote_ip)) == ip->src.addr &&
@@ -79,6 +89,31 @@ static bool ends_timewait(const struct tcp_pcb *tw, const struct tcp_hdr *tcp)
     return (flags & TCP_RST) && seqno == tw->rcv_nxt;
 }
 
+/* The listen pcb a SYN to ip->dest:tcp->dest would reach, or NULL (lwIP's own match). */
+static struct tcp_pcb_listen *listener_of(const struct ip_hdr *ip, const struct tcp_hdr *tcp)
+{
+    for (struct tcp_pcb_listen *l = tcp_listen_pcbs.listen_pcbs; l != NULL; l = l->next) {
+        if (l->local_port == lwip_ntohs(tcp->dest) &&
+            (ip_addr_isany(&l->local_ip) ||
+             ip4_addr_get_u32(ip_2_ip4(&l->local_ip)) == ip->dest.addr))
+            return l;
+    }
+    return NULL;
+}
+
+/* Whether a SYN opening a new connection must wait: its listener holds its backlog. */
+static bool over_backlog(const struct ip_hdr *ip, const struct tcp_hdr *tcp)
+{
+    struct tcp_pcb_listen *l = listener_of(ip, tcp);
+    return l != NULL && l->callback_arg != NULL && nomsock_accept_full(l->callback_arg) &&
+           pcb_of(tcp_active_pcbs, ip, tcp) == NULL; /* else a retransmission of a SYN in hand */
+}
+
+uint64_t nomnet_syn_dropped(void)
+{
+    return syn_dropped;
+}
+
 int nomnet_ip4_input(struct pbuf *p, struct netif *inp)
 {
     const struct ip_hdr *ip = p->payload;
@@ -93,9 +128,14 @@ int nomnet_ip4_input(struct pbuf *p, struct netif *inp)
     if (p->len < hlen + TCP_HLEN)
         return 0;
     tcp = (const struct tcp_hdr *)((const u8_t *)p->payload + hlen);
+    if ((TCPH_FLAGS(tcp) & (TCP_SYN | TCP_ACK | TCP_RST)) == TCP_SYN && over_backlog(ip, tcp)) {
+        syn_dropped++;
+        pbuf_free(p);
+        return 1; /* eaten */
+    }
     if (tcp_tw_pcbs == NULL || !(TCPH_FLAGS(tcp) & (TCP_SYN | TCP_RST)))
         return 0;
-    old = timewait_pcb(ip, tcp);
+    old = pcb_of(tcp_tw_pcbs, ip, tcp);
     if (old != NULL && ends_timewait(old, tcp))
         tcp_abort(old); /* a TIME-WAIT pcb is just freed: no RST goes out */
     return 0;

@@ -571,6 +571,70 @@ static void many_client(void)
 
 static void case_tcp_many(void) { run_pair(many_client, many_server, 1, 0, 0); }
 
+/* ---- tcp_backlog: listen(2) holds two connections; later SYNs wait, then get in ---- */
+
+#define BACKLOG_CLIENTS 6
+
+static void backlog_server(void)
+{
+    int l = tcp_listener(PORT_TCP), fd[BACKLOG_CLIENTS], n = 0;
+    struct nom_net_stats st;
+    CHECK(listen(l, 2) == 0, "listen(2)");
+    CHECK(nomfake_fcntl(l, F_SETFL, O_NONBLOCK) == 0, "O_NONBLOCK");
+    fake_run_ms(1000); /* the client's connects, 50 ms apart, all arrive meanwhile */
+    while (n < BACKLOG_CLIENTS && (fd[n] = accept(l, NULL, NULL)) >= 0)
+        n++;
+    CHECK(n == 2, "the queue held %d connections, not the backlog's 2", n);
+    nom_net_stats(&st);
+    CHECK(st.syn_dropped >= BACKLOG_CLIENTS - 2, "%llu SYNs dropped",
+          (unsigned long long)st.syn_dropped);
+    while (n < BACKLOG_CLIENTS) { /* the others' retransmitted SYNs find room now */
+        struct pollfd p = { l, POLLIN, 0 };
+        CHECK(fake_poll(&p, 1, 30000) == 1, "connection %d never came", n);
+        if ((fd[n] = accept(l, NULL, NULL)) >= 0)
+            n++;
+    }
+    for (int i = 0; i < n; i++) {
+        char b;
+        CHECK(read_all(fd[i], &b, 1) == 1, "byte");
+        write_all(fd[i], &b, 1);
+        CHECK(fake_close(fd[i]) == 0, "close");
+    }
+    CHECK(fake_close(l) == 0, "close");
+}
+
+static void backlog_client(void)
+{
+    int fd[BACKLOG_CLIENTS];
+    struct sockaddr_in a = sin_of(2, PORT_TCP);
+    for (int i = 0; i < BACKLOG_CLIENTS; i++) {
+        fd[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+        CHECK(fd[i] >= 0, "socket");
+        CHECK(connect(fd[i], (struct sockaddr *)&a, sizeof a) == -1 && errno == EINPROGRESS,
+              "connect");
+        fake_run_ms(50);
+    }
+    for (int i = 0; i < BACKLOG_CLIENTS; i++) {
+        struct pollfd p = { fd[i], POLLOUT, 0 };
+        int err = -1;
+        socklen_t len = sizeof err;
+        char b = (char)('a' + i);
+        CHECK(fake_poll(&p, 1, 60000) == 1, "client %d never connected", i);
+        CHECK(getsockopt(fd[i], SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0,
+              "client %d: SO_ERROR %d", i, err);
+        CHECK(send(fd[i], &b, 1, 0) == 1, "send");
+    }
+    for (int i = 0; i < BACKLOG_CLIENTS; i++) { /* the server answers in its accept order */
+        struct pollfd p = { fd[i], POLLIN, 0 };
+        char b;
+        CHECK(fake_poll(&p, 1, 60000) == 1 && recv(fd[i], &b, 1, 0) == 1 && b == 'a' + i,
+              "client %d's echo", i);
+        CHECK(fake_close(fd[i]) == 0, "close");
+    }
+}
+
+static void case_tcp_backlog(void) { run_pair(backlog_client, backlog_server, 1, 0, 0); }
+
 /* ---- udp_echo: datagrams of many sizes (one fragmented) and their source addresses ---- */
 
 #define UDP_ROUNDS 60
@@ -838,6 +902,7 @@ static const struct { const char *name; void (*fn)(void); } cases[] = {
     { "tcp_window_full", case_tcp_window_full },
     { "tcp_nonblocking", case_tcp_nonblocking },
     { "tcp_many", case_tcp_many },
+    { "tcp_backlog", case_tcp_backlog },
     { "udp_echo", case_udp_echo },
     { "batching", case_batching },
     { "dhcp", case_dhcp },

@@ -46,6 +46,7 @@ struct nom_net_stats {
     uint64_t rx_nobuf;   /* received frames dropped: the stack's pbuf pool was empty */
     uint64_t tx_dropped; /* frames the driver refused (ring full, device broken) */
     uint64_t tx_gathers; /* frames of more than VNET_TX_IOV_MAX pieces, flattened first */
+    uint64_t syn_dropped; /* new connections' SYNs dropped: the listener's backlog was full */
 };
 
 struct vnet;
