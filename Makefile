@@ -37,7 +37,8 @@ $(BUILD)/nom.iso: $(PARTS) apps/default-image.txt tools/mkiso.py
 
 # Boots the default image with its applications reachable on 127.0.0.1 (DESIGN.md, ports).
 run: all
-	python3 tools/nomrun.py --iso $(BUILD)/nom.iso
+	python3 tools/nomrun.py --iso $(BUILD)/nom.iso --kernel $(BUILD)/kernel/nom.elf \
+	    --modules apps/default-image.txt $(RUN_FLAGS)
 
 # Builds everything and runs every test; the last line reads "N passed, N failed".
 test: all host-tools

@@ -5,18 +5,22 @@ each NIC are listed in DEFAULT_NICS, in the order of apps/default-image.txt. It 
 price provider on the host for the image's priced (PRICE_PORT). Ctrl-C (or SIGTERM) stops the
 VM and the provider, each by the PID nomrun started.
 
-With --port-shift the provider moves too (PRICE_PORT + shift), but the image's priced still asks
-port 7070: it then reports the provider unreachable unless another provider listens there.
+With --port-shift the provider moves too (PRICE_PORT + shift). The image's priced asks the host
+at 10.0.2.2:PRICE_PORT, which QEMU user networking maps to 127.0.0.1 with the same port, so with
+--kernel and --modules (what `make run` passes) nomrun boots an image of its own whose priced asks
+the shifted port; without them it boots --iso as it is, and priced finds nothing on 7070.
 """
 import argparse
 import ctypes
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
-from nomvm import VM, Nic
+from nomvm import VM, Nic, make_iso, read_module_list
 from priceprovider import process as provider_process
 
 # (mac, [(host port, guest port)]) for NIC 0, 1, 2 ... (DESIGN.md "Running it").
@@ -54,6 +58,14 @@ def start_price_provider(port, log_path):
     return proc
 
 
+def shifted_image(kernel, module_list, shift, folder):
+    """The default image rebuilt in folder with priced's provider URL moved by shift."""
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    old, new = f"10.0.2.2:{PRICE_PORT}/", f"10.0.2.2:{PRICE_PORT + shift}/"
+    modules = [(elf, cmdline.replace(old, new)) for elf, cmdline in read_module_list(module_list, top)]
+    return make_iso(kernel, modules, os.path.join(folder, "nom.iso"))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--iso", required=True)
@@ -61,11 +73,20 @@ def main():
     p.add_argument("--memory-mb", type=int, default=256)
     p.add_argument("--port-shift", type=int, default=0,
                    help="add this to every forwarded host port (to run beside another nom)")
+    p.add_argument("--kernel", help="nom.elf, to rebuild the image for a shifted provider port")
+    p.add_argument("--modules", help="the image's module list (apps/default-image.txt), likewise")
     a = p.parse_args()
     if not 0 <= a.port_shift < 50000:
         p.error("--port-shift must be in [0, 50000)")
+    if (a.kernel is None) != (a.modules is None):
+        p.error("--kernel and --modules go together")
+    iso, own_folder = a.iso, None
+    if a.port_shift and a.kernel:
+        own_folder = tempfile.mkdtemp(prefix="nomrun-image-")
+        iso = shifted_image(a.kernel, a.modules, a.port_shift, own_folder)
+        print(f"nomrun: image with priced asking port {PRICE_PORT + a.port_shift}: {iso}")
     nics = [Nic(mac=mac, hostfwd=[(h + a.port_shift, g) for h, g in fwd]) for mac, fwd in DEFAULT_NICS]
-    vm = VM(iso=a.iso, smp=a.smp, memory_mb=a.memory_mb, nics=nics)
+    vm = VM(iso=iso, smp=a.smp, memory_mb=a.memory_mb, nics=nics)
     print(f"nomrun: accelerator {vm.accel} ({vm.accel_reason})")
     for nic in nics:
         for h, g in nic.hostfwd:
@@ -91,6 +112,8 @@ def main():
     finally:
         vm.stop()
         provider_process.stop(price_provider)
+        if own_folder:
+            shutil.rmtree(own_folder, ignore_errors=True)
 
 
 if __name__ == "__main__":
