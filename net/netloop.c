@@ -110,17 +110,10 @@ void netloop_rx_flush(void)
         vnet_rx_flush(loop_dev, netif_virtio_rx, loop_netif);
 }
 
-/* Frames held for W (the driver's deadline is set) and nothing else came: tell libnom to arm
- * and block now. The timer at that deadline and the receive interrupt, which vnet_arm() asks
- * for only when the hold would threaten the ring, end the hold as polling would have, without
- * spending the core on it (at W = 40 the polling doubled nhttpd's instructions per request). */
 static int netloop_idle_poll(void *arg)
 {
     (void)arg;
-    int n = netloop_run();
-    if (n == 0 && loop_dev != NULL && vnet_next_deadline(loop_dev) != 0)
-        return -1;
-    return n;
+    return netloop_run();
 }
 
 /* Nothing to do for a while: interrupt mode. A device without an interrupt is polled by the

@@ -162,13 +162,10 @@ static int pump(void)
     return n;
 }
 
-/* Frames held for W and nothing new: arm and block until the deadline's timer (or the ring
- * threatening to fill) instead of polling through the hold (nom/sched.h "Idle"). */
 static int hook_poll(void *arg)
 {
     (void)arg;
-    int n = pump();
-    return n == 0 && !app.exit_requested && vnet_next_deadline(app.dev) != 0 ? -1 : n;
+    return pump();
 }
 
 /* Idle hook arm: interrupt mode; without an interrupt the timer polls every millisecond. */

@@ -244,20 +244,17 @@ static void block_core(struct nom_cpu *c)
         nom_sys_yield(); /* delivers what was held while we checked */
 }
 
-/* Nothing is runnable: poll the hooks for a while, then arm them, then block. hooks_poll
- * returns 1 if a hook did work, -1 if none did and one holds on purpose (nom/sched.h "Idle"),
- * else 0. */
+/* Nothing is runnable: poll the hooks for a while, then arm them, then block. Returns when
+ * something may have become runnable. */
 static int hooks_poll(struct nom_cpu *c)
 {
-    int did = 0, holding = 0;
+    int did = 0;
     c->in_callback++;
-    for (struct nom_idle_hook *h = hooks; h; h = h->next) {
-        int r = h->poll ? h->poll(h->arg) : 0;
-        did |= r > 0;
-        holding |= r < 0;
-    }
+    for (struct nom_idle_hook *h = hooks; h; h = h->next)
+        if (h->poll && h->poll(h->arg) > 0)
+            did = 1;
     c->in_callback--;
-    return did ? 1 : holding ? -1 : 0;
+    return did;
 }
 
 static int hooks_arm(struct nom_cpu *c)
@@ -274,10 +271,9 @@ static void sched_idle(struct nom_cpu *c)
 {
     uint64_t start = nom_tsc(), poll_for = nom_us_to_tsc(idle_poll_us);
     while (hooks) {
-        int polled = hooks_poll(c);
-        if (polled > 0 || c->work_pending || timer_due() || !runq_empty(&c->runq))
+        if (hooks_poll(c) || c->work_pending || timer_due() || !runq_empty(&c->runq))
             return;
-        if (polled < 0 || nom_tsc() - start >= poll_for)
+        if (nom_tsc() - start >= poll_for)
             break;
         __builtin_ia32_pause();
     }

@@ -89,17 +89,6 @@ def test_runtime_knob_interrupt_wakeup_and_release(rawecho_elf, tmp_path):
         r.vm.wait_for(r"app rawecho exited 0", 60)
 
 
-def test_hold_blocks_instead_of_polling(rawecho_elf, tmp_path):
-    """While frames are held for W, does the core arm and block (to be woken by the deadline's
-    timer) rather than poll through the hold? With an idle poll time of 100 ms, far longer than
-    the gaps between these echoes, only a hold makes the core arm: at least once per echo."""
-    with Rawecho(tmp_path, "--batching-delay=40 --idle-poll=100000") as r:
-        before = r.control("stats")["arms"]
-        for p in PAYLOADS:
-            assert r.ask(r.echo_port, p) == p
-        assert r.control("stats")["arms"] - before >= len(PAYLOADS)
-
-
 def test_burst_beyond_the_ring_leaves_driver_healthy(rawecho_elf, tmp_path):
     """1000 datagrams sent without waiting (the rings hold 256): whatever comes back is intact,
     and afterwards echo still works with clean counters."""

@@ -24,10 +24,7 @@
  * after the hooks found nothing for the idle poll time (nom_sched_set_idle_poll_us, default
  * 50 us) it calls every arm (re-enable interrupts; non-zero: work already pending, keep
  * polling), and only if all return 0 blocks the core with NOM_SYS_BLOCK until the earliest
- * timer deadline, an interrupt or a notification. A poll that returns < 0 says its device
- * waits on purpose (a batching hold: frames held until a timer the hook armed, or until an
- * interrupt it will arm): the scheduler then arms at once instead of polling out the idle
- * poll time, which would only burn the core while the hold runs.
+ * timer deadline, an interrupt or a notification.
  *
  * Preemption. A thread that runs for a whole slice (nom_sched_set_slice_us, default 10 ms)
  * while others are runnable is preempted through a NOM_UPCALL_TIMER; sections with preemption
@@ -41,8 +38,7 @@
 #include <nom/waitq.h>
 
 struct nom_idle_hook {
-    int (*poll)(void *arg); /* > 0 if it did work (e.g. received packets, woke threads);
-                               < 0: nothing to do until its own timer or interrupt ("Idle") */
+    int (*poll)(void *arg); /* > 0 if it did work (e.g. received packets, woke threads) */
     int (*arm)(void *arg);  /* re-enables interrupts; non-zero if work is already pending */
     void *arg;
     struct nom_idle_hook *next; /* libnom's */
