@@ -21,7 +21,8 @@ WARMUP_S = 1  # wrk's -d is whole seconds: connections, the guest's TCG cache, A
 SETTLE_S = 0.3  # before a snapshot: the plugin's 100 ms instruction dump is fresh, load over
 
 
-def _snapshot(counters):
+def settled_snapshot(counters):
+    """A snapshot once the plugin's 100 ms instruction dump is fresh and the load is over."""
     time.sleep(SETTLE_S)
     return counters.snapshot()
 
@@ -69,9 +70,9 @@ def measure(driver, phase, seconds, workdir):
     workdir = os.path.join(workdir, phase)
     loadgen.wrk(lab, host, port, conns, WARMUP_S, os.path.join(workdir, "warmup"))
     s0 = server_stats(lab)
-    a = _snapshot(counters)
+    a = settled_snapshot(counters)
     w = loadgen.wrk(lab, host, port, conns, seconds, workdir)
-    b = _snapshot(counters)
+    b = settled_snapshot(counters)
     s1 = server_stats(lab)
     n = loadgen.nomload(lab, "http", host, port, conns, seconds, workdir, interval_ms=0,
                         extra=["--path", apps.INDEX_PATH], name=f"nomload-{phase}.txt")

@@ -37,6 +37,10 @@ def prepare():
 
 
 class LabDriver(GuestDriver):
+    # Whether the instruction counter also profiles where the guest's instructions went
+    # (vmcounters.guestprofile; tools/bench/insn_profile.py sets it; TCG only).
+    profile_insns = False
+
     def __init__(self, accel):
         self.accel = accel
         self.lab = self.vm = self.counters = None
@@ -69,7 +73,8 @@ class LabDriver(GuestDriver):
             raise GuestError(f"network lab: {e}") from None
         if on_network:
             on_network()
-        self.counters = vmcounters.RunCounters(os.path.join(workdir, "counters"), self.accel)
+        self.counters = vmcounters.RunCounters(os.path.join(workdir, "counters"), self.accel,
+                                               profile=self.profile_insns)
         os.makedirs(os.path.join(workdir, "vm"), exist_ok=True)
         try:
             nic = Nic(mac=MAC, backend="tap", tap=self.lab.tap)

@@ -30,10 +30,11 @@ __all__ = ["RunCounters", "per_request", "InsnCounter", "InsnSample", "parse_ins
 class RunCounters:
     """Every counter of one QEMU run; snapshot() reads them all at one moment."""
 
-    def __init__(self, workdir, accel="tcg", interval_ms=100, trace_events=DEFAULT_EVENTS):
+    def __init__(self, workdir, accel="tcg", interval_ms=100, trace_events=DEFAULT_EVENTS,
+                 profile=False):
         os.makedirs(workdir, exist_ok=True)
         self.accel = accel
-        self.insns = InsnCounter(workdir, interval_ms) if accel == "tcg" else None
+        self.insns = InsnCounter(workdir, interval_ms, profile=profile) if accel == "tcg" else None
         self.trace = TraceCounter(workdir, trace_events)
         self.qmp_path = os.path.join(workdir, "qmp.sock") if accel == "kvm" else None
         self.qmp = None

@@ -11,7 +11,14 @@
  * Output: a text file, one line per dump, "MONO_NS TOTAL NVCPUS C0 C1 ...", where MONO_NS is
  * CLOCK_MONOTONIC in ns (Python's time.monotonic_ns()). A dump is written every interval_ms
  * milliseconds by a thread of ours, and a last one prefixed "final " when QEMU exits.
- * Arguments: -plugin libinsncount.so,out=PATH[,interval_ms=N] (N = 0: only the final line).
+ * Arguments: -plugin libinsncount.so,out=PATH[,interval_ms=N][,profile=PPATH] (N = 0: only the
+ * final line).
+ *
+ * Profile (optional): where the instructions went. Every translation block keeps its own
+ * execution count; at exit PPATH gets one line per translation, "VADDR NINSNS EXECS" (VADDR
+ * in hex, the block's first guest-virtual address), which guestprofile.py maps to the guest ELFs'
+ * symbols. A block is attributed whole to the function it starts in (a call ends a block).
+ * It costs one more counter update per block executed, so it is off unless asked for.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -36,6 +43,15 @@ static int dumper_running;
 static pthread_mutex_t stop_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t stop_cond = PTHREAD_COND_INITIALIZER;
 static int stopping;
+
+/* One translation block, for the profile. */
+struct tb_profile {
+    uint64_t vaddr, ninsns, execs; /* execs: relaxed atomic, by whichever vCPU runs it */
+    struct tb_profile *next;
+};
+static FILE *profile_out;
+static struct tb_profile *profiles; /* every translation, newest first */
+static pthread_mutex_t profiles_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t mono_ns(void)
 {
@@ -85,11 +101,41 @@ static void tb_executed(unsigned int vcpu, void *n_insns)
         __atomic_store_n(&insns[vcpu], insns[vcpu] + (uintptr_t)n_insns, __ATOMIC_RELAXED);
 }
 
+static void tb_executed_profiled(unsigned int vcpu, void *profile)
+{
+    struct tb_profile *p = profile;
+    if (vcpu < MAX_VCPUS)
+        __atomic_store_n(&insns[vcpu], insns[vcpu] + p->ninsns, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&p->execs, 1, __ATOMIC_RELAXED);
+}
+
 static void tb_translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     (void)id;
     uintptr_t n = qemu_plugin_tb_n_insns(tb);
-    qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_executed, QEMU_PLUGIN_CB_NO_REGS, (void *)n);
+    struct tb_profile *p = profile_out ? calloc(1, sizeof *p) : NULL;
+    if (p == NULL) { /* no profile asked for (or no memory for this block's: it goes uncounted) */
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_executed, QEMU_PLUGIN_CB_NO_REGS, (void *)n);
+        return;
+    }
+    p->vaddr = qemu_plugin_tb_vaddr(tb);
+    p->ninsns = n;
+    pthread_mutex_lock(&profiles_lock);
+    p->next = profiles;
+    profiles = p;
+    pthread_mutex_unlock(&profiles_lock);
+    qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_executed_profiled, QEMU_PLUGIN_CB_NO_REGS, p);
+}
+
+static void write_profile(void)
+{
+    for (struct tb_profile *p = profiles; p != NULL; p = p->next) {
+        uint64_t execs = __atomic_load_n(&p->execs, __ATOMIC_RELAXED);
+        if (execs)
+            fprintf(profile_out, "%" PRIx64 " %" PRIu64 " %" PRIu64 "\n", p->vaddr, p->ninsns,
+                    execs);
+    }
+    fclose(profile_out);
 }
 
 static void at_exit(qemu_plugin_id_t id, void *unused)
@@ -105,16 +151,21 @@ static void at_exit(qemu_plugin_id_t id, void *unused)
     }
     dump_line("final ");
     fclose(out);
+    if (profile_out)
+        write_profile();
 }
 
-/* Parses "out=PATH" and "interval_ms=N"; returns 0, or -1 after saying what is wrong. */
-static int parse_args(int argc, char **argv, const char **path)
+/* Parses "out=PATH", "interval_ms=N" and "profile=PPATH"; returns 0, or -1 after saying what
+ * is wrong. */
+static int parse_args(int argc, char **argv, const char **path, const char **profile_path)
 {
     for (int i = 0; i < argc; i++) {
         if (strncmp(argv[i], "out=", 4) == 0) {
             *path = argv[i] + 4;
         } else if (strncmp(argv[i], "interval_ms=", 12) == 0) {
             interval_ms = (unsigned)strtoul(argv[i] + 12, NULL, 10);
+        } else if (strncmp(argv[i], "profile=", 8) == 0) {
+            *profile_path = argv[i] + 8;
         } else {
             fprintf(stderr, "insn_count: unknown argument %s\n", argv[i]);
             return -1;
@@ -130,8 +181,8 @@ static int parse_args(int argc, char **argv, const char **path)
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
                                            int argc, char **argv)
 {
-    const char *path = NULL;
-    if (parse_args(argc, argv, &path) != 0)
+    const char *path = NULL, *profile_path = NULL;
+    if (parse_args(argc, argv, &path, &profile_path) != 0)
         return -1;
     nvcpus = info->system_emulation ? info->system.max_vcpus : 1;
     if (nvcpus > MAX_VCPUS) {
@@ -141,6 +192,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     out = fopen(path, "w");
     if (!out) {
         fprintf(stderr, "insn_count: cannot open %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    if (profile_path && !(profile_out = fopen(profile_path, "w"))) {
+        fprintf(stderr, "insn_count: cannot open %s: %s\n", profile_path, strerror(errno));
         return -1;
     }
     if (interval_ms > 0 && pthread_create(&dumper, NULL, dump_periodically, NULL) == 0)

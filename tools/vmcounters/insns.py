@@ -50,17 +50,22 @@ def parse_insn_file(text):
 
 class InsnCounter:
     """Counts a QEMU's guest instructions: pass qemu_args() to the VM, then read samples().
-    interval_ms is how often the plugin dumps (0: only when QEMU exits)."""
+    interval_ms is how often the plugin dumps (0: only when QEMU exits). profile: also write
+    where they went (profile_path, when QEMU exits; guestprofile.py reads it)."""
 
-    def __init__(self, workdir, interval_ms=100, plugin=PLUGIN):
+    def __init__(self, workdir, interval_ms=100, plugin=PLUGIN, profile=False):
         self.path = os.path.join(workdir, "insns.txt")
+        self.profile_path = os.path.join(workdir, "insn-profile.txt") if profile else None
         self.interval_ms = interval_ms
         self.plugin = plugin
 
     def qemu_args(self):
         if not os.path.isfile(self.plugin):
             raise FileNotFoundError(f"{self.plugin} not built (make -C tools/vmcounters)")
-        return ["-plugin", f"{self.plugin},out={self.path},interval_ms={self.interval_ms}"]
+        arg = f"{self.plugin},out={self.path},interval_ms={self.interval_ms}"
+        if self.profile_path:
+            arg += f",profile={self.profile_path}"
+        return ["-plugin", arg]
 
     def samples(self):
         """Every dump so far ([] before the first); a partly written last line is skipped."""

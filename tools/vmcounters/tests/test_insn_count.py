@@ -6,6 +6,7 @@ import tempfile
 import pytest
 
 import vmcounters
+from vmcounters import guestprofile
 
 OUT = os.path.dirname(vmcounters.PLUGIN)
 
@@ -17,16 +18,21 @@ def built():
         return dict((k, int(v)) for k, v in (line.split() for line in f))
 
 
-def run_loop_guest(name, interval_ms=20):
-    """Runs build/vmcounters/loop-NAME.elf to its isa-debug-exit; returns its samples."""
+def run_loop_guest(name, interval_ms=20, profile=None):
+    """Runs build/vmcounters/loop-NAME.elf to its isa-debug-exit; returns its samples.
+    profile: a list that receives the profile's rows (guestprofile.parse_profile)."""
     with tempfile.TemporaryDirectory(prefix="insn-") as work:
-        counter = vmcounters.InsnCounter(work, interval_ms=interval_ms)
+        counter = vmcounters.InsnCounter(work, interval_ms=interval_ms,
+                                         profile=profile is not None)
         args = ["qemu-system-x86_64", "-machine", "q35", "-accel", "tcg", "-cpu", "max",
                 "-m", "32", "-display", "none", "-nodefaults", "-no-reboot",
                 "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
                 "-kernel", os.path.join(OUT, f"loop-{name}.elf")] + counter.qemu_args()
         result = subprocess.run(args, capture_output=True, text=True, timeout=120)
         assert result.returncode == 1, result.stderr  # (0 << 1) | 1: the guest's own exit
+        if profile is not None:
+            with open(counter.profile_path) as f:
+                profile += guestprofile.parse_profile(f.read())
         return counter.samples()
 
 
@@ -52,3 +58,17 @@ def test_missing_plugin_is_reported(tmp_path):
     counter = vmcounters.InsnCounter(str(tmp_path), plugin=str(tmp_path / "none.so"))
     with pytest.raises(FileNotFoundError):
         counter.qemu_args()
+
+
+def test_profile_puts_the_loop_in_start_and_sums_to_the_count(built):
+    """Does the profile account for every counted instruction, and attribute the loop's
+    2 x LOOPS instructions to the guest's _start?"""
+    rows = []
+    samples = run_loop_guest("large", profile=rows)
+    assert sum(n * execs for _, n, execs in rows) == samples[-1].total
+    totals = guestprofile.by_function(rows, guestprofile.Symbols([os.path.join(OUT, "loop-large.elf")]))
+    assert totals.most_common(1)[0][0] == "_start"
+    assert abs(totals["_start"] - 2 * built["large"]) < 100
+    assert totals[guestprofile.BELOW_SYMBOLS] > 0  # the firmware ran below the guest at 1 MiB
+    part, frac = guestprofile.share(totals, r"^_start$")
+    assert part == totals["_start"] and 0.9 < frac < 1.0

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Where nom's instructions per request go: nhttpd alone at W under wrk (the benchmark's guest
+and load), profiled by function with the TCG plugin, and the share of a few groups. The
+checksum group answers issue 4's question whether checksum offload would pay.
+
+    python3 tools/bench/insn_profile.py                        # W=0, wrk -t2 -c32 for 20 s
+    python3 tools/bench/insn_profile.py --w 40 --conns 1 --seconds 10 --output /tmp/p
+
+Writes OUTPUT/insn-profile.json and prints the groups and the top functions. The profile
+covers the whole QEMU run: the firmware and GRUB (set apart), nom's boot, the warm-up, the wrk
+window and the shutdown. The JSON says which part of it (without the boot loader) the wrk
+window was; shares are of that part, and per-request figures scale them by the window's
+instructions per request (the warm-up's mix is the window's). TCG only: a plugin cannot see a KVM guest.
+"""
+import argparse
+import datetime
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import loadgen  # noqa: E402
+from bench import phases  # noqa: E402
+from bench.guests import APP, NomBenchDriver  # noqa: E402
+from experiment.labdriver import prepare  # noqa: E402
+from experiment.machine import TOP, describe, git_commit  # noqa: E402
+from experiment.nom_driver import APPS, BUILD, KERNEL  # noqa: E402
+from loadgen import apps  # noqa: E402
+from vmcounters import guestprofile  # noqa: E402
+
+# Function groups (regular expressions on symbol names), each a question about the cost.
+GROUPS = {
+    "checksum (lwIP's, all of it: offload's most)": r"chksum|cksum",
+    "copies (memcpy/memmove/memset)": r"^(memcpy|memmove|memset)$",
+    "lwIP TCP": r"^tcp_",
+    "lwIP IP, ethernet, pbufs, memory pools": r"^(ip4?_|etharp_|ethernet_|pbuf_|mem_|memp_)",
+    "virtio-net driver": r"^(vnet_|virtq_)",
+    "socket layer": r"^(nomsock_|tcpsock_|udpsock_|sock_)",
+    "nhttpd": r"^(conn_|server_|http_|stats_|docstore_|bufpool_|poller_|json_)",
+}
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(prog="insn_profile.py", description=__doc__.splitlines()[0])
+    ap.add_argument("--w", type=int, default=0, help="batching delay, us (default 0)")
+    ap.add_argument("--conns", type=int, default=loadgen.MANY_CONNS,
+                    help=f"wrk connections (default {loadgen.MANY_CONNS}; 1: single load)")
+    ap.add_argument("--seconds", type=int, default=20, help="of wrk (default 20)")
+    ap.add_argument("--top", type=int, default=25, help="functions listed (default 25)")
+    ap.add_argument("--output", help="results folder (default results/insn-profile-DATE-COMMIT)")
+    args = ap.parse_args(argv)
+    if args.w < 0 or args.conns < 1 or args.seconds < 1 or args.top < 1:
+        ap.error("--w must be >= 0, --conns, --seconds and --top >= 1")
+    return args
+
+
+def default_output():
+    commit, dirty = git_commit()
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H%MZ")
+    return os.path.join(TOP, "results",
+                        f"insn-profile-{stamp}-{commit}{'-dirty' if dirty else ''}")
+
+
+def run_guest(args, out):
+    """Boots nhttpd at W with the profile on, runs wrk, stops QEMU (which writes the profile).
+    Returns (wrk's figures, window instructions, profile path)."""
+    prepare()
+    driver = NomBenchDriver("tcg")
+    driver.profile_insns = True
+    variant = {"name": f"w={args.w}", "w_us": args.w}
+    try:
+        driver.start(APP, variant, os.path.join(out, "raw"))
+        lab, counters = driver.lab, driver.counters
+        loadgen.wrk(lab, lab.guest_ip, apps.HTTP_PORT, args.conns, 1,
+                    os.path.join(out, "raw", "warmup"))
+        before = phases.settled_snapshot(counters)
+        wrk = loadgen.wrk(lab, lab.guest_ip, apps.HTTP_PORT, args.conns, args.seconds,
+                          os.path.join(out, "raw"))
+        after = phases.settled_snapshot(counters)
+        profile_path = counters.insns.profile_path
+    finally:
+        driver.stop()  # QEMU exits cleanly: the plugin writes the profile
+    return wrk, after["insns"] - before["insns"], profile_path
+
+
+def analyse(profile_path, window_insns, requests, top):
+    with open(profile_path) as f:
+        rows = guestprofile.parse_profile(f.read())
+    elfs = [KERNEL, os.path.join(BUILD, APPS[APP][0])]
+    totals = guestprofile.by_function(rows, guestprofile.Symbols(elfs))
+    boot = totals.pop(guestprofile.BELOW_SYMBOLS, 0)  # firmware and GRUB: not the server's mix
+    whole = sum(totals.values())
+    per_req = window_insns / max(requests, 1)
+    groups = {}
+    for name, pattern in GROUPS.items():
+        part, frac = guestprofile.share(totals, pattern)
+        groups[name] = {"pattern": pattern, "share": frac, "insns_per_req_est": frac * per_req}
+    functions = [{"function": fn, "share": n / whole, "insns_per_req_est": n / whole * per_req}
+                 for fn, n in totals.most_common(top)]
+    return {"profile_insns": whole + boot, "boot_loader_insns": boot,
+            "window_insns": window_insns,
+            "window_share_of_profile": window_insns / whole if whole else 0.0,
+            "insns_per_req": per_req, "groups": groups, "top_functions": functions}
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    out = os.path.abspath(args.output or default_output())
+    os.makedirs(out, exist_ok=True)
+    wrk, window, profile_path = run_guest(args, out)
+    result = {"benchmark": "nom instruction profile (issue 4)", "machine": describe("tcg", "plugin"),
+              "settings": {"w_us": args.w, "conns": args.conns, "seconds": args.seconds},
+              "requests": wrk["requests"], "requests_per_s": wrk["rps"], "errors": wrk["errors"]}
+    result.update(analyse(profile_path, window, wrk["requests"], args.top))
+    path = os.path.join(out, "insn-profile.json")
+    with open(path, "w") as f:
+        json.dump(result, f, indent=1)
+    print(f"{result['requests']} requests, {result['insns_per_req']:.0f} guest instructions per "
+          f"request; the wrk window is {result['window_share_of_profile']:.0%} of the profile "
+          "(boot loader apart)")
+    for name, g in result["groups"].items():
+        print(f"  {g['share']:6.1%}  {g['insns_per_req_est']:7.0f}/req  {name}")
+    print("top functions:")
+    for fn in result["top_functions"]:
+        print(f"  {fn['share']:6.1%}  {fn['insns_per_req_est']:7.0f}/req  {fn['function']}")
+    print("wrote", path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
