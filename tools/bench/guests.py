@@ -19,7 +19,8 @@ __all__ = ["APP", "GuestError", "NomBenchDriver", "start_guest"]
 
 
 class NomBenchDriver(NomDriver):
-    """NomDriver whose image is nhttpd alone, with --batching-delay=W."""
+    """NomDriver whose image is one application alone (nhttpd for the benchmark), with
+    --batching-delay=W."""
 
     def __init__(self, accel):
         super().__init__(accel, price_port=None)

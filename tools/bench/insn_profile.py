@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Where nom's instructions per request go: nhttpd alone at W under wrk (the benchmark's guest
-and load), profiled by function with the TCG plugin, and the share of a few groups. The
-checksum group answers issue 4's question whether checksum offload would pay.
+"""Where nom's instructions per request go: one application alone at W under load, profiled by
+function with the TCG plugin, and the share of a few groups. nhttpd gets the benchmark's wrk,
+memcached and NetPIPE the experiment's load (tools/loadgen: memaslap's mix through nomload,
+NPtcp ping-pong). The checksum group answers issue 4's question whether checksum offload
+would pay.
 
-    python3 tools/bench/insn_profile.py                        # W=0, wrk -t2 -c32 for 20 s
+    python3 tools/bench/insn_profile.py                        # nhttpd, W=0, wrk -t2 -c32, 20 s
     python3 tools/bench/insn_profile.py --w 40 --conns 1 --seconds 10 --output /tmp/p
+    python3 tools/bench/insn_profile.py --app memcached --seconds 10
 
 Writes OUTPUT/insn-profile.json and prints the groups and the top functions. The profile
 covers the whole QEMU run: the firmware and GRUB (set apart), nom's boot, the warm-up, the wrk
@@ -22,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import loadgen  # noqa: E402
 from bench import phases  # noqa: E402
-from bench.guests import APP, NomBenchDriver  # noqa: E402
+from bench.guests import NomBenchDriver  # noqa: E402
 from experiment.labdriver import prepare  # noqa: E402
 from experiment.machine import TOP, describe, git_commit  # noqa: E402
 from experiment.nom_driver import APPS, BUILD, KERNEL  # noqa: E402
@@ -37,15 +40,26 @@ GROUPS = {
     "lwIP IP, ethernet, pbufs, memory pools": r"^(ip4?_|etharp_|ethernet_|pbuf_|mem_|memp_)",
     "virtio-net driver": r"^(vnet_|virtq_)",
     "socket layer": r"^(nomsock_|tcpsock_|udpsock_|sock_)",
-    "nhttpd": r"^(conn_|server_|http_|stats_|docstore_|bufpool_|poller_|json_)",
+    "libnom (scheduler, descriptors, poll)": r"^(nom_|sched_|fd_|poll$|select$|hooks_)",
+}
+# ... and each application's own code.
+APP_GROUPS = {
+    "nhttpd": {"nhttpd": r"^(conn_|server_|http_|stats_|docstore_|bufpool_|poller_|json_)"},
+    "memcached": {"libevent": r"^(event_|evmap_|evthread|evutil_|poll_dispatch|poll_add|poll_del)",
+                  "memcached": r"^(process_|conn_|item_|do_item|assoc_|slabs_|drive_machine|"
+                               r"try_read|transmit|complete_nread|add_iov|add_msghdr|out_string|"
+                               r"dispatch_|event_handler|resp_|hash$|MurmurHash)"},
+    "netpipe": {"NetPIPE": r"^(Send|Recv|Sync|PrepareToReceive|SendTime|RecvTime|SendRepeat|"
+                           r"RecvRepeat|When|np_)"},
 }
 
 
 def parse_args(argv):
     ap = argparse.ArgumentParser(prog="insn_profile.py", description=__doc__.splitlines()[0])
+    ap.add_argument("--app", choices=sorted(APP_GROUPS), default="nhttpd")
     ap.add_argument("--w", type=int, default=0, help="batching delay, us (default 0)")
     ap.add_argument("--conns", type=int, default=loadgen.MANY_CONNS,
-                    help=f"wrk connections (default {loadgen.MANY_CONNS}; 1: single load)")
+                    help=f"connections (default {loadgen.MANY_CONNS}: the many phase; 1: single)")
     ap.add_argument("--seconds", type=int, default=20, help="of wrk (default 20)")
     ap.add_argument("--top", type=int, default=25, help="functions listed (default 25)")
     ap.add_argument("--output", help="results folder (default results/insn-profile-DATE-COMMIT)")
@@ -62,38 +76,47 @@ def default_output():
                         f"insn-profile-{stamp}-{commit}{'-dirty' if dirty else ''}")
 
 
+def load(app, lab, conns, seconds, workdir):
+    """One load window; returns (requests, requests/s, errors)."""
+    if app == "nhttpd":
+        w = loadgen.wrk(lab, lab.guest_ip, apps.HTTP_PORT, conns, seconds, workdir)
+        return w["requests"], w["rps"], w["errors"]
+    phase = "single" if conns == 1 else "many"
+    r = loadgen.run_phase(app, phase, seconds, lab, workdir)
+    return r["ops"], r["ops"] / max(r["seconds"], 1e-9), 0  # a failed tool raises LoadError
+
+
 def run_guest(args, out):
-    """Boots nhttpd at W with the profile on, runs wrk, stops QEMU (which writes the profile).
-    Returns (wrk's figures, window instructions, profile path)."""
+    """Boots the application at W with the profile on, loads it, stops QEMU (which writes the
+    profile). Returns (requests, requests/s, errors, window instructions, profile path)."""
     prepare()
     driver = NomBenchDriver("tcg")
     driver.profile_insns = True
     variant = {"name": f"w={args.w}", "w_us": args.w}
     try:
-        driver.start(APP, variant, os.path.join(out, "raw"))
+        driver.start(args.app, variant, os.path.join(out, "raw"))
         lab, counters = driver.lab, driver.counters
-        loadgen.wrk(lab, lab.guest_ip, apps.HTTP_PORT, args.conns, 1,
-                    os.path.join(out, "raw", "warmup"))
+        load(args.app, lab, args.conns, 1, os.path.join(out, "raw", "warmup"))
         before = phases.settled_snapshot(counters)
-        wrk = loadgen.wrk(lab, lab.guest_ip, apps.HTTP_PORT, args.conns, args.seconds,
-                          os.path.join(out, "raw"))
+        requests, rps, errors = load(args.app, lab, args.conns, args.seconds,
+                                     os.path.join(out, "raw"))
         after = phases.settled_snapshot(counters)
         profile_path = counters.insns.profile_path
     finally:
         driver.stop()  # QEMU exits cleanly: the plugin writes the profile
-    return wrk, after["insns"] - before["insns"], profile_path
+    return requests, rps, errors, after["insns"] - before["insns"], profile_path
 
 
-def analyse(profile_path, window_insns, requests, top):
+def analyse(app, profile_path, window_insns, requests, top):
     with open(profile_path) as f:
         rows = guestprofile.parse_profile(f.read())
-    elfs = [KERNEL, os.path.join(BUILD, APPS[APP][0])]
+    elfs = [KERNEL, os.path.join(BUILD, APPS[app][0])]
     totals = guestprofile.by_function(rows, guestprofile.Symbols(elfs))
     boot = totals.pop(guestprofile.BELOW_SYMBOLS, 0)  # firmware and GRUB: not the server's mix
     whole = sum(totals.values())
     per_req = window_insns / max(requests, 1)
     groups = {}
-    for name, pattern in GROUPS.items():
+    for name, pattern in {**GROUPS, **APP_GROUPS[app]}.items():
         part, frac = guestprofile.share(totals, pattern)
         groups[name] = {"pattern": pattern, "share": frac, "insns_per_req_est": frac * per_req}
     functions = [{"function": fn, "share": n / whole, "insns_per_req_est": n / whole * per_req}
@@ -108,16 +131,17 @@ def main(argv=None):
     args = parse_args(argv)
     out = os.path.abspath(args.output or default_output())
     os.makedirs(out, exist_ok=True)
-    wrk, window, profile_path = run_guest(args, out)
+    requests, rps, errors, window, profile_path = run_guest(args, out)
     result = {"benchmark": "nom instruction profile (issue 4)", "machine": describe("tcg", "plugin"),
-              "settings": {"w_us": args.w, "conns": args.conns, "seconds": args.seconds},
-              "requests": wrk["requests"], "requests_per_s": wrk["rps"], "errors": wrk["errors"]}
-    result.update(analyse(profile_path, window, wrk["requests"], args.top))
+              "settings": {"app": args.app, "w_us": args.w, "conns": args.conns,
+                           "seconds": args.seconds},
+              "requests": requests, "requests_per_s": rps, "errors": errors}
+    result.update(analyse(args.app, profile_path, window, requests, args.top))
     path = os.path.join(out, "insn-profile.json")
     with open(path, "w") as f:
         json.dump(result, f, indent=1)
     print(f"{result['requests']} requests, {result['insns_per_req']:.0f} guest instructions per "
-          f"request; the wrk window is {result['window_share_of_profile']:.0%} of the profile "
+          f"request; the load window is {result['window_share_of_profile']:.0%} of the profile "
           "(boot loader apart)")
     for name, g in result["groups"].items():
         print(f"  {g['share']:6.1%}  {g['insns_per_req_est']:7.0f}/req  {name}")
