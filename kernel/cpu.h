@@ -50,6 +50,7 @@ struct cpu {
     struct ctx *run_head, *run_tail; /* runnable contexts of this CPU, round-robin */
     uint64_t idle_ksp;     /* the idle loop's saved stack pointer */
     uint64_t slice_end;    /* TSC deadline of the current time slice, 0 if none */
+    uint64_t timer_armed;  /* TSC deadline the LAPIC timer is armed for, 0 if none (sched.c) */
     bool need_resched;     /* switch contexts before returning to ring 3 */
     uint64_t idle_tsc, idle_since;
     const uint8_t *io_bitmap_loaded;

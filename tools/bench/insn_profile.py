@@ -9,11 +9,9 @@ would pay.
     python3 tools/bench/insn_profile.py --w 40 --conns 1 --seconds 10 --output /tmp/p
     python3 tools/bench/insn_profile.py --app memcached --seconds 10
 
-Writes OUTPUT/insn-profile.json and prints the groups and the top functions. The profile
-covers the whole QEMU run: the firmware and GRUB (set apart), nom's boot, the warm-up, the wrk
-window and the shutdown. The JSON says which part of it (without the boot loader) the wrk
-window was; shares are of that part, and per-request figures scale them by the window's
-instructions per request (the warm-up's mix is the window's). TCG only: a plugin cannot see a KVM guest.
+Writes OUTPUT/insn-profile.json and prints the groups and the top functions. The profile is
+of the load window alone: the difference of two snapshots the plugin takes at its start and
+end (boot, warm-up and shutdown are not in it). TCG only: a plugin cannot see a KVM guest.
 """
 import argparse
 import datetime
@@ -41,6 +39,7 @@ GROUPS = {
     "virtio-net driver": r"^(vnet_|virtq_)",
     "socket layer": r"^(nomsock_|tcpsock_|udpsock_|sock_)",
     "libnom (scheduler, descriptors, poll)": r"^(nom_|sched_|fd_|poll$|select$|hooks_)",
+    "nom's kernel": r"^kernel:",
 }
 # ... and each application's own code.
 APP_GROUPS = {
@@ -87,8 +86,9 @@ def load(app, lab, conns, seconds, workdir):
 
 
 def run_guest(args, out):
-    """Boots the application at W with the profile on, loads it, stops QEMU (which writes the
-    profile). Returns (requests, requests/s, errors, window instructions, profile path)."""
+    """Boots the application at W with the profile on and loads it, with a profile snapshot
+    before and after the window. Returns (requests, requests/s, errors, window instructions,
+    (snapshot before, snapshot after))."""
     prepare()
     driver = NomBenchDriver("tcg")
     driver.profile_insns = True
@@ -98,32 +98,33 @@ def run_guest(args, out):
         lab, counters = driver.lab, driver.counters
         load(args.app, lab, args.conns, 1, os.path.join(out, "raw", "warmup"))
         before = phases.settled_snapshot(counters)
+        first = counters.insns.profile_snapshot(os.path.join(out, "raw", "profile-before.txt"))
         requests, rps, errors = load(args.app, lab, args.conns, args.seconds,
                                      os.path.join(out, "raw"))
         after = phases.settled_snapshot(counters)
-        profile_path = counters.insns.profile_path
+        last = counters.insns.profile_snapshot(os.path.join(out, "raw", "profile-after.txt"))
     finally:
-        driver.stop()  # QEMU exits cleanly: the plugin writes the profile
-    return requests, rps, errors, after["insns"] - before["insns"], profile_path
+        driver.stop()
+    return requests, rps, errors, after["insns"] - before["insns"], (first, last)
 
 
-def analyse(app, profile_path, window_insns, requests, top):
-    with open(profile_path) as f:
-        rows = guestprofile.parse_profile(f.read())
+def analyse(app, snapshots, window_insns, requests, top):
+    """The window's profile (the difference of the two snapshots) by function and group."""
+    earlier, later = (guestprofile.parse_profile(open(p).read()) for p in snapshots)
+    rows = guestprofile.difference(later, earlier)
     elfs = [KERNEL, os.path.join(BUILD, APPS[app][0])]
-    totals = guestprofile.by_function(rows, guestprofile.Symbols(elfs))
-    boot = totals.pop(guestprofile.BELOW_SYMBOLS, 0)  # firmware and GRUB: not the server's mix
+    totals = guestprofile.by_function(rows, guestprofile.Symbols(elfs, ["kernel:", ""]))
     whole = sum(totals.values())
-    per_req = window_insns / max(requests, 1)
+    per_req = whole / max(requests, 1)
     groups = {}
     for name, pattern in {**GROUPS, **APP_GROUPS[app]}.items():
         part, frac = guestprofile.share(totals, pattern)
         groups[name] = {"pattern": pattern, "share": frac, "insns_per_req_est": frac * per_req}
     functions = [{"function": fn, "share": n / whole, "insns_per_req_est": n / whole * per_req}
                  for fn, n in totals.most_common(top)]
-    return {"profile_insns": whole + boot, "boot_loader_insns": boot,
-            "window_insns": window_insns,
-            "window_share_of_profile": window_insns / whole if whole else 0.0,
+    # The snapshots and the counter's dumps are not taken at the same instant: the two totals
+    # differ by what ran in between (settling, a few ms of idle), which says how exact it is.
+    return {"profile_insns": whole, "window_insns": window_insns,
             "insns_per_req": per_req, "groups": groups, "top_functions": functions}
 
 
@@ -131,18 +132,18 @@ def main(argv=None):
     args = parse_args(argv)
     out = os.path.abspath(args.output or default_output())
     os.makedirs(out, exist_ok=True)
-    requests, rps, errors, window, profile_path = run_guest(args, out)
+    requests, rps, errors, window, snapshots = run_guest(args, out)
     result = {"benchmark": "nom instruction profile (issue 4)", "machine": describe("tcg", "plugin"),
               "settings": {"app": args.app, "w_us": args.w, "conns": args.conns,
                            "seconds": args.seconds},
               "requests": requests, "requests_per_s": rps, "errors": errors}
-    result.update(analyse(args.app, profile_path, window, requests, args.top))
+    result.update(analyse(args.app, snapshots, window, requests, args.top))
     path = os.path.join(out, "insn-profile.json")
     with open(path, "w") as f:
         json.dump(result, f, indent=1)
     print(f"{result['requests']} requests, {result['insns_per_req']:.0f} guest instructions per "
-          f"request; the load window is {result['window_share_of_profile']:.0%} of the profile "
-          "(boot loader apart)")
+          f"request; the profile holds {result['profile_insns'] / max(window, 1):.1%} of the "
+          "window's instructions")
     for name, g in result["groups"].items():
         print(f"  {g['share']:6.1%}  {g['insns_per_req_est']:7.0f}/req  {name}")
     print("top functions:")

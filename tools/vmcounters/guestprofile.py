@@ -12,22 +12,25 @@ from collections import Counter
 
 # What runs below the lowest symbol: under nom, the firmware and GRUB (boot only).
 BELOW_SYMBOLS = "(below the kernel: firmware, boot loader)"
-# nm -n --defined-only: "ADDRESS TYPE NAME"; only code (t/T, w/W) marks a function's start.
-_NM_LINE = re.compile(r"^([0-9a-fA-F]+) ([tTwW]) (\S+)$")
+# nm -n -S --defined-only: "ADDRESS [SIZE] TYPE NAME"; only code (t/T, w/W) marks a function's
+# start, and a local one only with a size: a sizeless local is an assembly label inside a
+# function (newlib's memcpy has its "loop"), whose instructions are that function's.
+_NM_LINE = re.compile(r"^([0-9a-fA-F]+) (?:([0-9a-fA-F]+) )?([tTwW]) (\S+)$")
 
 
 class Symbols:
-    """Function start addresses of some ELF files; name_of(vaddr) is the function holding it."""
+    """Function start addresses of some ELF files; name_of(vaddr) is the function holding it.
+    prefixes: a string put before the names of each ELF (e.g. "kernel:"), default none."""
 
-    def __init__(self, elfs):
+    def __init__(self, elfs, prefixes=None):
         starts = {}
-        for elf in elfs:
-            out = subprocess.run(["nm", "-n", "--defined-only", str(elf)], check=True,
+        for elf, prefix in zip(elfs, prefixes or [""] * len(elfs)):
+            out = subprocess.run(["nm", "-n", "-S", "--defined-only", str(elf)], check=True,
                                  capture_output=True, text=True).stdout
             for line in out.splitlines():
                 m = _NM_LINE.match(line)
-                if m:
-                    starts.setdefault(int(m.group(1), 16), m.group(3))
+                if m and (m.group(2) or m.group(3) in "TW"):
+                    starts.setdefault(int(m.group(1), 16), prefix + m.group(4))
         self.addrs = sorted(starts)
         self.names = [starts[a] for a in self.addrs]
 
@@ -47,6 +50,19 @@ def parse_profile(text):
             raise ValueError(f"malformed profile line: {line!r}")
         rows.append((int(words[0], 16), int(words[1]), int(words[2])))
     return rows
+
+
+def difference(later, earlier):
+    """The rows of the time between two snapshots of one run (later minus earlier), blocks
+    keyed by (vaddr, ninsns)."""
+    before = {}
+    for vaddr, ninsns, execs in earlier:
+        before[(vaddr, ninsns)] = before.get((vaddr, ninsns), 0) + execs
+    after = {}
+    for vaddr, ninsns, execs in later:
+        after[(vaddr, ninsns)] = after.get((vaddr, ninsns), 0) + execs
+    return [(v, n, e - before.get((v, n), 0)) for (v, n), e in after.items()
+            if e > before.get((v, n), 0)]
 
 
 def by_function(rows, symbols):

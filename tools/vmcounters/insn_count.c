@@ -19,6 +19,9 @@
  * in hex, the block's first guest-virtual address), which guestprofile.py maps to the guest ELFs'
  * symbols. A block is attributed whole to the function it starts in (a call ends a block).
  * It costs one more counter update per block executed, so it is off unless asked for.
+ * Snapshots while QEMU runs: when a file PPATH.mark exists (checked at each periodic dump),
+ * the profile so far goes to the path written in it, and the mark is removed; the difference
+ * of two snapshots is the profile of the time between them (guestprofile.py).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -27,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <qemu-plugin.h>
 
@@ -50,8 +54,10 @@ struct tb_profile {
     struct tb_profile *next;
 };
 static FILE *profile_out;
+static char profile_mark[4096]; /* PPATH.mark */
 static struct tb_profile *profiles; /* every translation, newest first */
 static pthread_mutex_t profiles_lock = PTHREAD_MUTEX_INITIALIZER;
+static void snapshot_if_marked(void);
 
 static uint64_t mono_ns(void)
 {
@@ -88,8 +94,11 @@ static void *dump_periodically(void *unused)
             until.tv_sec++;
             until.tv_nsec -= 1000000000L;
         }
-        if (pthread_cond_timedwait(&stop_cond, &stop_lock, &until) == ETIMEDOUT && !stopping)
+        if (pthread_cond_timedwait(&stop_cond, &stop_lock, &until) == ETIMEDOUT && !stopping) {
             dump_line("");
+            if (profile_out)
+                snapshot_if_marked();
+        }
     }
     pthread_mutex_unlock(&stop_lock);
     return NULL;
@@ -127,15 +136,40 @@ static void tb_translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_executed_profiled, QEMU_PLUGIN_CB_NO_REGS, p);
 }
 
-static void write_profile(void)
+static void write_profile_to(FILE *f)
 {
-    for (struct tb_profile *p = profiles; p != NULL; p = p->next) {
+    pthread_mutex_lock(&profiles_lock);
+    struct tb_profile *head = profiles; /* newer ones are not in this snapshot */
+    pthread_mutex_unlock(&profiles_lock);
+    for (struct tb_profile *p = head; p != NULL; p = p->next) {
         uint64_t execs = __atomic_load_n(&p->execs, __ATOMIC_RELAXED);
         if (execs)
-            fprintf(profile_out, "%" PRIx64 " %" PRIu64 " %" PRIu64 "\n", p->vaddr, p->ninsns,
-                    execs);
+            fprintf(f, "%" PRIx64 " %" PRIu64 " %" PRIu64 "\n", p->vaddr, p->ninsns, execs);
     }
-    fclose(profile_out);
+}
+
+/* A snapshot asked for by a mark file (see the top): its content names the output. */
+static void snapshot_if_marked(void)
+{
+    char target[4096];
+    FILE *mark = fopen(profile_mark, "r");
+    if (!mark)
+        return;
+    size_t n = fread(target, 1, sizeof target - 1, mark);
+    fclose(mark);
+    target[n] = '\0';
+    target[strcspn(target, "\n")] = '\0';
+    char partial[sizeof target + 8];
+    snprintf(partial, sizeof partial, "%s.part", target);
+    FILE *f = fopen(partial, "w");
+    if (f) {
+        write_profile_to(f);
+        fclose(f);
+        rename(partial, target); /* whole or absent: the reader waits for the name */
+    } else {
+        fprintf(stderr, "insn_count: cannot write %s: %s\n", partial, strerror(errno));
+    }
+    unlink(profile_mark);
 }
 
 static void at_exit(qemu_plugin_id_t id, void *unused)
@@ -151,8 +185,10 @@ static void at_exit(qemu_plugin_id_t id, void *unused)
     }
     dump_line("final ");
     fclose(out);
-    if (profile_out)
-        write_profile();
+    if (profile_out) {
+        write_profile_to(profile_out);
+        fclose(profile_out);
+    }
 }
 
 /* Parses "out=PATH", "interval_ms=N" and "profile=PPATH"; returns 0, or -1 after saying what
@@ -198,6 +234,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         fprintf(stderr, "insn_count: cannot open %s: %s\n", profile_path, strerror(errno));
         return -1;
     }
+    if (profile_path)
+        snprintf(profile_mark, sizeof profile_mark, "%s.mark", profile_path);
     if (interval_ms > 0 && pthread_create(&dumper, NULL, dump_periodically, NULL) == 0)
         dumper_running = 1;
     qemu_plugin_register_vcpu_tb_trans_cb(id, tb_translated);

@@ -5,6 +5,7 @@ when QEMU exits; MONO_NS is CLOCK_MONOTONIC, the clock of Python's time.monotoni
 """
 import os
 import subprocess
+import time
 from dataclasses import dataclass
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -66,6 +67,23 @@ class InsnCounter:
         if self.profile_path:
             arg += f",profile={self.profile_path}"
         return ["-plugin", arg]
+
+    def profile_snapshot(self, path, timeout_s=30):
+        """Has the running plugin write the profile so far to path (insn_count.c: a mark file
+        it looks for at each periodic dump); returns path once written. Needs profile=True and
+        interval_ms > 0. Raises TimeoutError if the plugin does not answer."""
+        if not self.profile_path or not self.interval_ms:
+            raise ValueError("profile snapshots need profile=True and periodic dumps")
+        mark = self.profile_path + ".mark"
+        with open(mark + ".tmp", "w") as f:
+            f.write(os.path.abspath(path) + "\n")
+        os.rename(mark + ".tmp", mark)  # the plugin never sees half a name
+        deadline = time.monotonic() + timeout_s
+        while os.path.exists(mark) or not os.path.exists(path):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no profile snapshot at {path} after {timeout_s} s")
+            time.sleep(0.05)
+        return path
 
     def samples(self):
         """Every dump so far ([] before the first); a partly written last line is skipped."""

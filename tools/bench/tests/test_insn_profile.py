@@ -27,7 +27,9 @@ def test_one_second_profile_names_where_the_instructions_go(tmp_path):
     with open(tmp_path / "insn-profile.json") as f:
         result = json.load(f)
     assert result["requests"] > 0 and result["errors"] == 0
-    assert result["insns_per_req"] > 0 and 0 < result["window_share_of_profile"] <= 1
+    assert result["insns_per_req"] > 0
+    # the profile's window and the counter's agree, up to the instants they were taken at
+    assert 0.8 < result["profile_insns"] / result["window_insns"] < 1.25
     names = {f["function"] for f in result["top_functions"]}
     assert "tcp_input" in names  # the stack's receive path runs for every request
     shares = {name.split(" ")[0]: g["share"] for name, g in result["groups"].items()}
