@@ -125,3 +125,14 @@ def test_under_kvm_exits_come_from_kvm_not_the_trace():
     assert f["notifies_per_req"] is None and f["exit_equiv_per_req"] is None
     assert f["irqs_per_req"] == 1 and f["kvm_exits_per_req"] == 30
     assert f["kvm_injections_per_req"] == 2 and f["insns_per_req"] is None
+
+
+def test_profile_difference_keeps_only_what_ran_between():
+    """Does the difference of two profile snapshots count each block's executions between
+    them, including blocks translated in between, and drop blocks that did not run?"""
+    from vmcounters import guestprofile
+    earlier = guestprofile.parse_profile("1000 4 10\n2000 2 5\n")
+    later = guestprofile.parse_profile("1000 4 25\n2000 2 5\n3000 3 7\n1000 4 1\n")
+    assert sorted(guestprofile.difference(later, earlier)) == [(0x1000, 4, 16), (0x3000, 3, 7)]
+    with pytest.raises(ValueError):
+        guestprofile.parse_profile("1000 4\n")
