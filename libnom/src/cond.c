@@ -43,12 +43,12 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, uint64_t deadline_ts
 {
     if (m->owner != sched_lock_owner())
         return EPERM;
-    nom_preempt_disable();
+    preempt_off();
     unsigned depth = m->count;
     m->count = 1;
     pthread_mutex_unlock(m);
     int r = nom_waitq_wait(&c->waiters, deadline_tsc);
-    nom_preempt_enable();
+    preempt_on();
     pthread_mutex_lock(m);
     m->count = depth;
     return r ? ETIMEDOUT : 0;
@@ -90,7 +90,7 @@ int pthread_rwlock_destroy(pthread_rwlock_t *rw) { return rw->readers || rw->wri
 static int rw_rdlock(pthread_rwlock_t *rw, int try)
 {
     int ret = 0;
-    nom_preempt_disable();
+    preempt_off();
     if (rw->writer == sched_lock_owner())
         ret = EDEADLK;
     while (ret == 0 && (rw->writer || rw->writers_waiting)) {
@@ -101,7 +101,7 @@ static int rw_rdlock(pthread_rwlock_t *rw, int try)
     }
     if (ret == 0)
         rw->readers++;
-    nom_preempt_enable();
+    preempt_on();
     return ret;
 }
 
@@ -109,7 +109,7 @@ static int rw_wrlock(pthread_rwlock_t *rw, int try)
 {
     struct nom_thread *me = sched_lock_owner();
     int ret = 0;
-    nom_preempt_disable();
+    preempt_off();
     if (rw->writer == me)
         ret = EDEADLK;
     else if (try && (rw->writer || rw->readers))
@@ -121,7 +121,7 @@ static int rw_wrlock(pthread_rwlock_t *rw, int try)
         rw->writers_waiting--;
         rw->writer = me;
     }
-    nom_preempt_enable();
+    preempt_on();
     return ret;
 }
 
@@ -133,7 +133,7 @@ int pthread_rwlock_trywrlock(pthread_rwlock_t *rw) { return rw_wrlock(rw, 1); }
 int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 {
     int ret = 0;
-    nom_preempt_disable();
+    preempt_off();
     if (rw->writer == sched_lock_owner())
         rw->writer = NULL;
     else if (rw->readers)
@@ -142,6 +142,6 @@ int pthread_rwlock_unlock(pthread_rwlock_t *rw)
         ret = EPERM;
     if (ret == 0 && !rw->writer && rw->readers == 0)
         nom_waitq_wake_all(&rw->waiters);
-    nom_preempt_enable();
+    preempt_on();
     return ret;
 }

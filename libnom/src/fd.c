@@ -29,9 +29,9 @@ static int fail(int err)
 
 int nom_fd_install(const struct nom_file_ops *ops, void *priv)
 {
-    nom_preempt_disable();
+    preempt_off();
     int fd = fdtable_install(&table, ops, priv);
-    nom_preempt_enable();
+    preempt_on();
     return fd;
 }
 
@@ -81,13 +81,13 @@ int nom_fd_wait(int fd, short events, uint64_t deadline_tsc)
 {
     struct fd_interest in = { fd, events };
     int ret;
-    nom_preempt_disable();
+    preempt_off();
     while ((ret = fd_ready(&in)) == 0)
         if (fd_wait_event(deadline_tsc, fd_ready_test, &in) != 0) {
             ret = -ETIMEDOUT;
             break;
         }
-    nom_preempt_enable();
+    preempt_on();
     return ret;
 }
 
@@ -95,19 +95,19 @@ int nom_fd_wait(int fd, short events, uint64_t deadline_tsc)
  * descriptor meanwhile cannot free the file under it (the last reference closes it). */
 static struct nom_file *file_get(int fd)
 {
-    nom_preempt_disable();
+    preempt_off();
     struct nom_file *f = fdtable_get(&table, fd);
     if (f)
         f->refs++;
-    nom_preempt_enable();
+    preempt_on();
     return f;
 }
 
 static int file_put(struct nom_file *f)
 {
-    nom_preempt_disable();
+    preempt_off();
     int last = --f->refs == 0;
-    nom_preempt_enable();
+    preempt_on();
     if (!last)
         return 0;
     int r = f->ops->close ? f->ops->close(f->priv) : 0;
@@ -205,9 +205,9 @@ ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 
 int close(int fd)
 {
-    nom_preempt_disable();
+    preempt_off();
     struct nom_file *f = fdtable_remove(&table, fd);
-    nom_preempt_enable();
+    preempt_on();
     if (!f)
         return fail(EBADF);
     int r = file_put(f);
@@ -217,9 +217,9 @@ int close(int fd)
 
 int dup(int fd)
 {
-    nom_preempt_disable();
+    preempt_off();
     int r = fdtable_dup(&table, fd, 0, 0);
-    nom_preempt_enable();
+    preempt_on();
     return r < 0 ? fail(-r) : r;
 }
 
@@ -229,9 +229,9 @@ int dup2(int fd, int to)
         return fdtable_get(&table, fd) ? to : fail(EBADF);
     if (to >= 0 && to < NOM_FD_MAX && fdtable_get(&table, to))
         close(to);
-    nom_preempt_disable();
+    preempt_off();
     int r = fdtable_dup(&table, fd, to, 1);
-    nom_preempt_enable();
+    preempt_on();
     return r < 0 ? fail(-r) : r;
 }
 
@@ -254,9 +254,9 @@ int fcntl(int fd, int cmd, ...)
     case F_SETFD:
         return 0; /* no exec on nom: FD_CLOEXEC has no effect */
     case F_DUPFD: {
-        nom_preempt_disable();
+        preempt_off();
         int r = fdtable_dup(&table, fd, (int)arg, 0);
-        nom_preempt_enable();
+        preempt_on();
         return r < 0 ? fail(-r) : r;
     }
     default:

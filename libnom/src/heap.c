@@ -46,7 +46,7 @@ static void shrink_mapping(uintptr_t keep_top)
 void *sbrk(ptrdiff_t incr)
 {
     void *old = NULL;
-    nom_preempt_disable();
+    preempt_off();
     uintptr_t nb = brk_cur + (uintptr_t)incr;
     if ((incr > 0 && (nb < brk_cur || nb > HEAP_LIMIT)) ||
         (incr < 0 && nb > brk_cur) || (nb > mapped_top && grow_mapping(nb) != 0)) {
@@ -58,6 +58,6 @@ void *sbrk(ptrdiff_t incr)
         if (incr < 0)
             shrink_mapping(nb);
     }
-    nom_preempt_enable();
+    preempt_on();
     return old;
 }

@@ -88,12 +88,36 @@ char *nom_fmt_dec(char *buf, uint64_t v);
 __attribute__((noreturn)) void nom_panic(const char *what);
 
 /* sched.c */
-struct nom_cpu *nom_cpu_self(void);
-/* TSC at start-up (start.c) */
-extern uint64_t nom_start_tsc;
+/* One core today: every context would find its own struct nom_cpu through a per-core register
+ * (see the report's ABI request), and the run queue lock would become a spinlock. Inline,
+ * with the two below: they run around every lock and socket call (dozens of times per
+ * memcached request; tools/bench/insn_profile.py). */
+extern struct nom_cpu nom_cpu0;
+static inline struct nom_cpu *nom_cpu_self(void) { return &nom_cpu0; }
 /* Who takes a lock now: the running thread, or the core's callback identity while callbacks
  * run on a thread's stack (so a callback never "re-enters" a lock that thread holds). */
-struct nom_thread *sched_lock_owner(void);
+static inline struct nom_thread *sched_lock_owner(void)
+{
+    struct nom_cpu *c = nom_cpu_self();
+    return c->in_callback ? &c->callbacks : c->current;
+}
+/* nom_preempt_disable/enable (nom/sched.h) for libnom's own use, inlined. */
+static inline void preempt_off(void)
+{
+    nom_cpu_self()->preempt_count++;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+void preempt_on_slow(struct nom_cpu *c);
+static inline void preempt_on(void)
+{
+    struct nom_cpu *c = nom_cpu_self();
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    int n = --c->preempt_count;
+    if (n < 0 || (n == 0 && c->work_pending))
+        preempt_on_slow(c);
+}
+/* TSC at start-up (start.c) */
+extern uint64_t nom_start_tsc;
 void sched_init(struct nom_thread *main_thread);
 /* Makes t runnable (scheduler lock = preempt disabled held by caller). */
 void sched_make_runnable(struct nom_thread *t);

@@ -43,7 +43,7 @@ static int mutex_acquire(pthread_mutex_t *m, uint64_t deadline_tsc, int try)
 {
     struct nom_thread *me = self();
     int ret = 0;
-    nom_preempt_disable();
+    preempt_off();
     if (m->owner == me && m->type == PTHREAD_MUTEX_RECURSIVE) {
         m->count++;
     } else if (m->owner == me && m->type == PTHREAD_MUTEX_ERRORCHECK) {
@@ -56,7 +56,7 @@ static int mutex_acquire(pthread_mutex_t *m, uint64_t deadline_tsc, int try)
             m->count = 1;
         }
     }
-    nom_preempt_enable();
+    preempt_on();
     return ret;
 }
 
@@ -84,15 +84,16 @@ int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
 int pthread_mutex_unlock(pthread_mutex_t *m)
 {
     int ret = 0;
-    nom_preempt_disable();
+    preempt_off();
     if (m->owner != self()) {
         /* POSIX leaves this undefined for normal mutexes; refusing is the safe reading. */
         ret = EPERM;
     } else if (--m->count == 0) {
         m->owner = NULL;
-        nom_waitq_wake_one(&m->waiters);
+        if (m->waiters.head) /* the common case has none: no call (preemption is off) */
+            nom_waitq_wake_one(&m->waiters);
     }
-    nom_preempt_enable();
+    preempt_on();
     return ret;
 }
 
@@ -127,7 +128,7 @@ int pthread_barrier_destroy(pthread_barrier_t *b) { return b->arrived ? EBUSY : 
 int pthread_barrier_wait(pthread_barrier_t *b)
 {
     int ret = 0;
-    nom_preempt_disable();
+    preempt_off();
     unsigned long cycle = b->cycle;
     if (++b->arrived == b->count) {
         b->arrived = 0;
@@ -138,6 +139,6 @@ int pthread_barrier_wait(pthread_barrier_t *b)
         while (b->cycle == cycle)
             nom_waitq_wait(&b->waiters, 0);
     }
-    nom_preempt_enable();
+    preempt_on();
     return ret;
 }

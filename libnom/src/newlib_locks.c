@@ -8,6 +8,7 @@
 #include <sys/lock.h>
 #include <pthread.h>
 #include <nom/sched.h>
+#include "libnom.h"
 
 struct __lock {
     pthread_mutex_t m;
@@ -41,17 +42,17 @@ void __retarget_lock_close(_LOCK_T lock) { free(lock); }
 void __retarget_lock_close_recursive(_LOCK_T lock) { free(lock); }
 static void lock_take(_LOCK_T lock)
 {
-    nom_preempt_disable();
+    preempt_off();
     if (lock)
         pthread_mutex_lock(&lock->m);
 }
 
 static int lock_try(_LOCK_T lock)
 {
-    nom_preempt_disable();
+    preempt_off();
     int r = lock ? pthread_mutex_trylock(&lock->m) : 0;
     if (r != 0)
-        nom_preempt_enable();
+        preempt_on();
     return r;
 }
 
@@ -59,7 +60,7 @@ static void lock_give(_LOCK_T lock)
 {
     if (lock)
         pthread_mutex_unlock(&lock->m);
-    nom_preempt_enable();
+    preempt_on();
 }
 
 void __retarget_lock_acquire(_LOCK_T lock) { lock_take(lock); }

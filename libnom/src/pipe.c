@@ -14,6 +14,7 @@
 #include <nom/fd.h>
 #include <nom/sched.h>
 #include "fdtable.h"
+#include "libnom.h"
 
 #define PIPE_SIZE 65536
 
@@ -26,7 +27,7 @@ struct pipe {
 static ssize_t pipe_read(void *priv, void *dst, size_t n)
 {
     struct pipe *p = priv;
-    nom_preempt_disable();
+    preempt_off();
     size_t got = 0;
     while (got < n && p->len) {
         size_t chunk = PIPE_SIZE - p->head;
@@ -40,7 +41,7 @@ static ssize_t pipe_read(void *priv, void *dst, size_t n)
         got += chunk;
     }
     int writers = p->writers;
-    nom_preempt_enable();
+    preempt_on();
     if (got)
         nom_fd_event();
     return got || n == 0 || writers == 0 ? (ssize_t)got : -EAGAIN;
@@ -51,7 +52,7 @@ static ssize_t pipe_write(void *priv, const void *src, size_t n)
 {
     struct pipe *p = priv;
     ssize_t ret;
-    nom_preempt_disable();
+    preempt_off();
     size_t space = PIPE_SIZE - p->len;
     if (p->readers == 0)
         ret = -EPIPE;
@@ -68,7 +69,7 @@ static ssize_t pipe_write(void *priv, const void *src, size_t n)
         }
         ret = (ssize_t)put;
     }
-    nom_preempt_enable();
+    preempt_on();
     if (ret > 0)
         nom_fd_event();
     return ret;

@@ -9,6 +9,7 @@
 #include <nom/sched.h>
 #include <nom/time.h>
 #include "fdtable.h"
+#include "libnom.h"
 
 static short fd_revents(int fd, short events)
 {
@@ -54,13 +55,13 @@ int poll(struct pollfd *fds, nfds_t nfds, int timeout)
     uint64_t deadline = deadline_ms(timeout);
     struct poll_args args = { fds, nfds };
     int n;
-    nom_preempt_disable();
+    preempt_off();
     while ((n = poll_scan(fds, nfds)) == 0 && timeout != 0)
         if (fd_wait_event(deadline, poll_ready, &args) != 0) {
             n = poll_scan(fds, nfds);
             break;
         }
-    nom_preempt_enable();
+    preempt_on();
     return n;
 }
 
@@ -110,14 +111,14 @@ static int select_deadline(int nfds, fd_set *r, fd_set *w, fd_set *e, uint64_t d
         errno = EINVAL;
         return -1;
     }
-    nom_preempt_disable();
+    preempt_off();
     for (;;) {
         FD_ZERO(&ro), FD_ZERO(&wo), FD_ZERO(&eo);
         n = select_scan(nfds, r, w, e, &ro, &wo, &eo);
         if (n != 0 || nowait || fd_wait_event(deadline, select_ready, &args) != 0)
             break;
     }
-    nom_preempt_enable();
+    preempt_on();
     if (n < 0) {
         errno = -n;
         return -1;

@@ -12,7 +12,7 @@
 #define IRQ_ROUTES 64
 #define TIMER_SLOTS_RESERVE (1ul << 30) /* address space for the timer heap's slot array */
 
-static struct nom_cpu cpu0;
+struct nom_cpu nom_cpu0;
 
 static uint64_t slice_us = 10000, idle_poll_us = 50;
 static struct nom_idle_hook *hooks;
@@ -31,24 +31,11 @@ static struct nom_timerheap timers = { NULL, 0, 0, timer_slots_grow };
 #define thread_of_link(l) \
     ((struct nom_thread *)((char *)(l) - offsetof(struct nom_thread, rq)))
 
-/* One core today: every context would find its own struct nom_cpu through a per-core register
- * (see the report's ABI request), and the run queue lock would become a spinlock. */
-struct nom_cpu *nom_cpu_self(void)
-{
-    return &cpu0;
-}
-
-struct nom_thread *sched_lock_owner(void)
-{
-    struct nom_cpu *c = nom_cpu_self();
-    return c->in_callback ? &c->callbacks : c->current;
-}
-
 void sched_init(struct nom_thread *main_thread)
 {
-    cpu0.current = main_thread;
+    nom_cpu0.current = main_thread;
     main_thread->state = T_RUNNING;
-    cpu0.slice_start = nom_tsc();
+    nom_cpu0.slice_start = nom_tsc();
 }
 
 void nom_sched_set_slice_us(uint64_t us) { slice_us = us; }
@@ -56,16 +43,16 @@ void nom_sched_set_idle_poll_us(uint64_t us) { idle_poll_us = us; }
 
 void nom_idle_hook_add(struct nom_idle_hook *hook)
 {
-    nom_preempt_disable();
+    preempt_off();
     hook->next = hooks;
     hooks = hook;
-    nom_preempt_enable();
+    preempt_on();
 }
 
 int nom_irq_handler_set(uint64_t cookie, void (*fn)(void *), void *arg)
 {
     int ret = -ENOSPC;
-    nom_preempt_disable();
+    preempt_off();
     for (unsigned i = 0; i < IRQ_ROUTES; i++) {
         if ((i < nroutes && irq_routes[i].cookie == cookie) || i == nroutes) {
             irq_routes[i].cookie = cookie;
@@ -77,16 +64,16 @@ int nom_irq_handler_set(uint64_t cookie, void (*fn)(void *), void *arg)
             break;
         }
     }
-    nom_preempt_enable();
+    preempt_on();
     return ret;
 }
 
 void nom_notify_handler_set(void (*fn)(uint64_t, void *), void *arg)
 {
-    nom_preempt_disable();
+    preempt_off();
     notify_fn = fn;
     notify_arg = arg;
-    nom_preempt_enable();
+    preempt_on();
 }
 
 /* ---- upcall side: only record, never run callbacks (see nom/sched.h) ---- */
@@ -154,7 +141,7 @@ static void sched_arm_timer(struct nom_cpu *c)
 
 void nom_timer_add(struct nom_timer *t, uint64_t deadline_tsc, void (*fn)(void *), void *arg)
 {
-    nom_preempt_disable();
+    preempt_off();
     timerheap_remove(&timers, t);
     t->deadline = deadline_tsc;
     t->fn = fn;
@@ -163,14 +150,14 @@ void nom_timer_add(struct nom_timer *t, uint64_t deadline_tsc, void (*fn)(void *
         nom_panic("timer heap cannot grow (out of memory)");
     if (timerheap_min(&timers) == t)
         sched_arm_timer(nom_cpu_self());
-    nom_preempt_enable();
+    preempt_on();
 }
 
 int nom_timer_cancel(struct nom_timer *t)
 {
-    nom_preempt_disable();
+    preempt_off();
     int was = timerheap_remove(&timers, t);
-    nom_preempt_enable();
+    preempt_on();
     return was;
 }
 
@@ -306,17 +293,13 @@ void sched_schedule(void)
     sched_arm_timer(c);
 }
 
-void nom_preempt_disable(void)
-{
-    nom_cpu_self()->preempt_count++;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-}
+void nom_preempt_disable(void) { preempt_off(); }
+void nom_preempt_enable(void) { preempt_on(); }
 
-void nom_preempt_enable(void)
+/* preempt_on() reached zero with work pending (run it), or went below zero (a bug). */
+void preempt_on_slow(struct nom_cpu *c)
 {
-    struct nom_cpu *c = nom_cpu_self();
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    if (--c->preempt_count == 0 && c->work_pending)
+    if (c->preempt_count == 0 && c->work_pending)
         nom_sched_preempt_point();
     else if (c->preempt_count < 0)
         nom_panic("nom_preempt_enable without nom_preempt_disable");
@@ -346,11 +329,11 @@ void nom_sched_preempt_point(void)
 void nom_yield(void)
 {
     struct nom_cpu *c = nom_cpu_self();
-    nom_preempt_disable();
+    preempt_off();
     c->current->state = T_RUNNABLE;
     runq_push(&c->runq, &c->current->rq);
     sched_schedule();
-    nom_preempt_enable();
+    preempt_on();
 }
 
 int sched_yield(void)
@@ -391,9 +374,9 @@ int sched_wait_ready(struct nom_waitq *wq, uint64_t deadline_tsc, int (*ready)(v
     struct nom_thread *cur = c->current;
     if (c->in_callback)
         nom_panic("a callback in scheduler context tried to block (nom/sched.h)");
-    nom_preempt_disable();
+    preempt_off();
     if (deadline_tsc && deadline_tsc <= nom_tsc()) {
-        nom_preempt_enable();
+        preempt_on();
         return -ETIMEDOUT;
     }
     struct nom_waiter w = { NULL, cur, wq, 0, ready, arg };
@@ -408,7 +391,7 @@ int sched_wait_ready(struct nom_waitq *wq, uint64_t deadline_tsc, int (*ready)(v
     sched_schedule();
     if (deadline_tsc)
         nom_timer_cancel(&cur->sleep_timer);
-    nom_preempt_enable();
+    preempt_on();
     return w.woken ? 0 : -ETIMEDOUT;
 }
 
@@ -427,7 +410,7 @@ static void waiter_wake(struct nom_waiter *w)
  * find nothing to do (every poll()ing thread on every descriptor event otherwise). */
 void sched_wake_ready(struct nom_waitq *wq)
 {
-    nom_preempt_disable();
+    preempt_off();
     struct nom_waiter **pp = &wq->head, *prev = NULL;
     while (*pp) {
         struct nom_waiter *w = *pp;
@@ -441,12 +424,12 @@ void sched_wake_ready(struct nom_waitq *wq)
             wq->tail = prev;
         waiter_wake(w);
     }
-    nom_preempt_enable();
+    preempt_on();
 }
 
 int nom_waitq_wake_one(struct nom_waitq *wq)
 {
-    nom_preempt_disable();
+    preempt_off();
     struct nom_waiter *w = wq->head;
     if (w) {
         wq->head = w->next;
@@ -454,16 +437,16 @@ int nom_waitq_wake_one(struct nom_waitq *wq)
             wq->tail = NULL;
         waiter_wake(w);
     }
-    nom_preempt_enable();
+    preempt_on();
     return w != NULL;
 }
 
 void nom_waitq_wake_all(struct nom_waitq *wq)
 {
-    nom_preempt_disable();
+    preempt_off();
     while (nom_waitq_wake_one(wq))
         ;
-    nom_preempt_enable();
+    preempt_on();
 }
 
 void nom_sleep_until(uint64_t deadline_tsc)
@@ -478,5 +461,5 @@ void nom_sleep_until(uint64_t deadline_tsc)
 void sched_thread_start(void)
 {
     sched_arm_timer(nom_cpu_self());
-    nom_preempt_enable();
+    preempt_on();
 }

@@ -111,28 +111,28 @@ static int stack_create(struct stack_region *s, size_t bytes)
 
 static int stack_get(struct stack_region *s, size_t bytes)
 {
-    nom_preempt_disable();
+    preempt_off();
     for (unsigned i = 0; i < stack_cached; i++) {
         if (stack_cache[i].top - stack_cache[i].base == bytes) {
             *s = stack_cache[i];
             stack_cache[i] = stack_cache[--stack_cached];
-            nom_preempt_enable();
+            preempt_on();
             return 0;
         }
     }
-    nom_preempt_enable();
+    preempt_on();
     return stack_create(s, bytes);
 }
 
 static void stack_put(struct stack_region *s)
 {
-    nom_preempt_disable();
+    preempt_off();
     if (stack_cached < STACK_CACHE && s->top - s->mapped_low <= STACK_CACHE_MAX_MAPPED) {
         stack_cache[stack_cached++] = *s;
-        nom_preempt_enable();
+        preempt_on();
         return;
     }
-    nom_preempt_enable();
+    preempt_on();
     nom_sys_mem_unmap(s->mapped_low, (s->top - s->mapped_low) / NOM_PAGE_SIZE);
     vm_release(VM_STACKS, s->base, s->top - s->base);
 }
@@ -140,9 +140,9 @@ static void stack_put(struct stack_region *s)
 /* Frees what an exited thread held. Thread context (free() takes the malloc lock). */
 static void thread_free(struct nom_thread *t)
 {
-    nom_preempt_disable();
+    preempt_off();
     all_unlink(t);
-    nom_preempt_enable();
+    preempt_on();
     _reclaim_reent(t->reent);
     free(t->reent);
     free(t->tls_mem);
@@ -152,10 +152,10 @@ static void thread_free(struct nom_thread *t)
 
 static void reap_detached(void)
 {
-    nom_preempt_disable();
+    preempt_off();
     struct nom_thread *list = reap_list;
     reap_list = NULL;
-    nom_preempt_enable();
+    preempt_on();
     while (list) {
         struct nom_thread *next = list->reap_next;
         thread_free(list);
@@ -198,13 +198,13 @@ int pthread_create(pthread_t *out, const pthread_attr_t *attr, void *(*start)(vo
     t->detached = attr && attr->detachstate == PTHREAD_CREATE_DETACHED;
     t->preempt_saved = 1; /* it starts inside sched_schedule's critical section */
     stack_prime(t);
-    nom_preempt_disable();
+    preempt_off();
     t->id = next_id++;
     live_threads++;
     all_link(t);
     t->state = T_BLOCKED;
     sched_make_runnable(t);
-    nom_preempt_enable();
+    preempt_on();
     *out = t;
     return 0;
 }
@@ -219,7 +219,7 @@ void thread_entry(void)
 void thread_exit_now(void *value)
 {
     struct nom_thread *t = nom_cpu_self()->current;
-    nom_preempt_disable();
+    preempt_off();
     t->retval = value;
     if (--live_threads == 0)
         exit(0); /* POSIX: the process ends with its last thread */
@@ -261,15 +261,15 @@ int pthread_join(pthread_t t, void **value)
     struct nom_thread *self = nom_cpu_self()->current;
     if (t == self)
         return EDEADLK;
-    nom_preempt_disable();
+    preempt_off();
     if (t->detached || t->joined) {
-        nom_preempt_enable();
+        preempt_on();
         return EINVAL;
     }
     t->joined = 1;
     while (t->state != T_ZOMBIE)
         nom_waitq_wait(&t->join_wq, 0);
-    nom_preempt_enable();
+    preempt_on();
     if (value)
         *value = t->retval;
     if (!t->main)
@@ -280,14 +280,14 @@ int pthread_join(pthread_t t, void **value)
 int pthread_detach(pthread_t t)
 {
     int ret = 0;
-    nom_preempt_disable();
+    preempt_off();
     if (t->detached || t->joined)
         ret = EINVAL;
     else if (t->state == T_ZOMBIE && !t->main) {
         t->joined = 1; /* exited already: free it here */
     } else
         t->detached = 1;
-    nom_preempt_enable();
+    preempt_on();
     if (ret == 0 && t->joined)
         thread_free(t);
     return ret;

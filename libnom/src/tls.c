@@ -10,7 +10,7 @@ static unsigned char key_used[PTHREAD_KEYS_MAX];
 int pthread_key_create(pthread_key_t *key, void (*destructor)(void *))
 {
     int ret = EAGAIN;
-    nom_preempt_disable();
+    preempt_off();
     for (unsigned k = 0; k < PTHREAD_KEYS_MAX; k++) {
         if (!key_used[k]) {
             key_used[k] = 1;
@@ -20,7 +20,7 @@ int pthread_key_create(pthread_key_t *key, void (*destructor)(void *))
             break;
         }
     }
-    nom_preempt_enable();
+    preempt_on();
     return ret;
 }
 
@@ -68,18 +68,18 @@ static struct nom_waitq once_wq;
 
 int pthread_once(pthread_once_t *once, void (*fn)(void))
 {
-    nom_preempt_disable();
+    preempt_off();
     while (once->state == 1)
         nom_waitq_wait(&once_wq, 0);
     if (once->state == 0) {
         once->state = 1;
-        nom_preempt_enable();
+        preempt_on();
         fn();
-        nom_preempt_disable();
+        preempt_off();
         once->state = 2;
         nom_waitq_wake_all(&once_wq);
     }
-    nom_preempt_enable();
+    preempt_on();
     return 0;
 }
 

@@ -36,7 +36,7 @@ uintptr_t vm_reserve(enum vm_arena a, size_t bytes)
     struct arena *ar = &arenas[a];
     uintptr_t addr = 0;
     bytes = (bytes + NOM_PAGE_SIZE - 1) & ~(NOM_PAGE_SIZE - 1);
-    nom_preempt_disable();
+    preempt_off();
     for (unsigned i = 0; i < ar->nfreed; i++) {
         if (ar->freed[i].bytes == bytes) {
             addr = ar->freed[i].addr;
@@ -48,7 +48,7 @@ uintptr_t vm_reserve(enum vm_arena a, size_t bytes)
         addr = ar->next;
         ar->next += bytes;
     }
-    nom_preempt_enable();
+    preempt_on();
     return addr;
 }
 
@@ -56,8 +56,8 @@ void vm_release(enum vm_arena a, uintptr_t addr, size_t bytes)
 {
     struct arena *ar = &arenas[a];
     bytes = (bytes + NOM_PAGE_SIZE - 1) & ~(NOM_PAGE_SIZE - 1);
-    nom_preempt_disable();
+    preempt_off();
     if (ar->nfreed < FREE_SLOTS) /* else the range stays reserved: address space is plenty */
         ar->freed[ar->nfreed++] = (typeof(ar->freed[0])){ addr, bytes };
-    nom_preempt_enable();
+    preempt_on();
 }
