@@ -12,6 +12,7 @@
  * come, arms the receive interrupt after --idle-poll µs without any (libnom's knob, default
  * 50), and libnom then blocks the core until the interrupt or the driver's batching deadline.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,18 +225,31 @@ static int parse_ip(const char *s, uint8_t ip[4])
     return 0;
 }
 
+/* A decimal number of at most max, the whole of s; -1 otherwise (a typo must not become 0). */
+static int parse_num(const char *s, unsigned long long max, unsigned long long *out)
+{
+    char *end;
+    if (*s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    *out = strtoull(s, &end, 10);
+    return *end == '\0' && errno == 0 && *out <= max ? 0 : -1;
+}
+
 static int parse_args(int argc, char **argv, struct vnet_config *cfg)
 {
+    unsigned long long v;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strncmp(a, "--ip=", 5) == 0 && parse_ip(a + 5, app.me.ip) == 0)
             continue;
-        if (strncmp(a, "--batching-delay=", 17) == 0)
-            cfg->batching_delay_us = (uint32_t)strtoul(a + 17, NULL, 10);
-        else if (strncmp(a, "--idle-poll=", 12) == 0)
-            nom_sched_set_idle_poll_us(strtoull(a + 12, NULL, 10));
-        else if (strncmp(a, "--nic=", 6) == 0)
-            app.bb_index = atoi(a + 6);
+        if (strncmp(a, "--batching-delay=", 17) == 0 &&
+            parse_num(a + 17, VNET_MAX_BATCHING_DELAY_US, &v) == 0)
+            cfg->batching_delay_us = (uint32_t)v;
+        else if (strncmp(a, "--idle-poll=", 12) == 0 && parse_num(a + 12, 10000000, &v) == 0)
+            nom_sched_set_idle_poll_us(v);
+        else if (strncmp(a, "--nic=", 6) == 0 && parse_num(a + 6, 255, &v) == 0)
+            app.bb_index = (int)v;
         else
             return -1;
     }
@@ -261,8 +275,8 @@ int main(int argc, char **argv)
     struct vnet_config cfg = { 0 };
     char line[1024];
     if (parse_args(argc, argv, &cfg)) {
-        say("rawecho: usage: rawecho [--ip=A.B.C.D] [--batching-delay=US] [--idle-poll=US] "
-            "[--nic=BB_INDEX]\n");
+        say("rawecho: usage: rawecho [--ip=A.B.C.D] [--batching-delay=US (0..max W)] "
+            "[--idle-poll=US (0..10000000)] [--nic=BB_INDEX]\n");
         return 2;
     }
     int err = vnet_nom_open(&app.dev, app.bb_index, &cfg);

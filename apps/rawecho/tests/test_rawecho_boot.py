@@ -89,6 +89,15 @@ def test_runtime_knob_interrupt_wakeup_and_release(rawecho_elf, tmp_path):
         r.vm.wait_for(r"app rawecho exited 0", 60)
 
 
+@pytest.mark.parametrize("flag", ["--idle-poll=abc", "--batching-delay=5us",
+                                  "--batching-delay=2000000", "--nic=-1", "--bogus"])
+def test_bad_flag_gets_usage_not_a_guess(rawecho_elf, tmp_path, flag):
+    """Is a malformed or out-of-range flag refused with the usage line (no NIC is touched),
+    rather than read as 0 or cut to size?"""
+    with Rawecho(tmp_path, flag) as r:
+        assert r.banner.startswith("rawecho: usage"), r.banner
+
+
 def test_burst_beyond_the_ring_leaves_driver_healthy(rawecho_elf, tmp_path):
     """1000 datagrams sent without waiting (the rings hold 256): whatever comes back is intact,
     and afterwards echo still works with clean counters."""
