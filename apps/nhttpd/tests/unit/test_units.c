@@ -464,6 +464,11 @@ static void content_types(void)
     CHECK(strcmp(docstore_content_type("/x.tar.json"), "application/json") == 0);
     CHECK(strcmp(docstore_content_type("/dir.html/file"), "application/octet-stream") == 0);
     CHECK(strcmp(docstore_content_type("/large.bin"), "application/octet-stream") == 0);
+    CHECK(strcmp(docstore_content_type("/"), "application/octet-stream") == 0);
+    CHECK(strcmp(docstore_content_type("/a."), "application/octet-stream") == 0);
+    CHECK(strcmp(docstore_content_type("/.json"), "application/json") == 0);
+    CHECK(strcmp(docstore_content_type("noslash.css"), "text/css") == 0);
+    CHECK(strcmp(docstore_content_type(""), "application/octet-stream") == 0);
 }
 
 #define CASE(name) {#name, name}
