@@ -160,7 +160,9 @@ int tcpsock_bind_nb(struct nomsock *s, const ip_addr_t *ip, u16_t port)
 /* listen()'s backlog as the accept queue's bound (Linux: at least one, at most somaxconn). */
 static unsigned accept_max(int backlog)
 {
-    return backlog < 1 ? 1u : backlog > NOMSOCK_ACCEPT_QUEUE ? NOMSOCK_ACCEPT_QUEUE : (unsigned)backlog;
+    if (backlog < 1)
+        return 1;
+    return backlog > NOMSOCK_ACCEPT_QUEUE ? NOMSOCK_ACCEPT_QUEUE : (unsigned)backlog;
 }
 
 int tcpsock_listen_nb(struct nomsock *s, int backlog)
