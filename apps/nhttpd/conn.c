@@ -186,18 +186,19 @@ static void drain(struct conn *c)
 
 static size_t out_room(const struct conn *c) { return CONN_OUT_BYTES - c->out_len; }
 
-/* The head is assembled by hand, not with snprintf: newlib's vfprintf was 16% of nhttpd's
- * guest instructions per request on nom (tools/bench/insn_profile.py). It fits: produce()
- * keeps OUT_RESERVE free, far more than the longest head; put() is bounded all the same. */
-static void put(struct conn *c, const char *s, size_t n)
+/* Appends to the output. It fits: produce() keeps OUT_RESERVE free, more than a head plus a
+ * small body (respond_doc checks bigger ones); bounded all the same. */
+static void queue_bytes(struct conn *c, const void *p, size_t n)
 {
     size_t room = out_room(c);
     n = n < room ? n : room;
-    memcpy(c->out + c->out_len, s, n);
+    memcpy(c->out + c->out_len, p, n);
     c->out_len += n;
 }
 
-static void put_str(struct conn *c, const char *s) { put(c, s, strlen(s)); }
+/* The head is assembled by hand, not with snprintf: newlib's vfprintf was 16% of nhttpd's
+ * guest instructions per request on nom (tools/bench/insn_profile.py). */
+static void put_str(struct conn *c, const char *s) { queue_bytes(c, s, strlen(s)); }
 
 static void put_uint(struct conn *c, uint64_t v)
 {
@@ -206,7 +207,7 @@ static void put_uint(struct conn *c, uint64_t v)
     do
         digits[--i] = (char)('0' + v % 10);
     while ((v /= 10) != 0);
-    put(c, digits + i, sizeof digits - i);
+    queue_bytes(c, digits + i, sizeof digits - i);
 }
 
 static void queue_head(struct conn *c, int status, const char *type, uint64_t length,
@@ -227,12 +228,6 @@ static void queue_head(struct conn *c, int status, const char *type, uint64_t le
     put_str(c, extra);
     put_str(c, connection);
     put_str(c, "\r\n");
-}
-
-static void queue_bytes(struct conn *c, const void *p, size_t n)
-{
-    memcpy(c->out + c->out_len, p, n);
-    c->out_len += n;
 }
 
 static int respond_error(struct conn *c, int status, bool head_only)

@@ -110,7 +110,7 @@ def run_guest(args, out):
 
 def analyse(app, snapshots, window_insns, requests, top):
     """The window's profile (the difference of the two snapshots) by function and group."""
-    earlier, later = (guestprofile.parse_profile(open(p).read()) for p in snapshots)
+    earlier, later = (guestprofile.read_profile(p) for p in snapshots)
     rows = guestprofile.difference(later, earlier)
     elfs = [KERNEL, os.path.join(BUILD, APPS[app][0])]
     totals = guestprofile.by_function(rows, guestprofile.Symbols(elfs, ["kernel:", ""]))
@@ -118,7 +118,7 @@ def analyse(app, snapshots, window_insns, requests, top):
     per_req = whole / max(requests, 1)
     groups = {}
     for name, pattern in {**GROUPS, **APP_GROUPS[app]}.items():
-        part, frac = guestprofile.share(totals, pattern)
+        _, frac = guestprofile.share(totals, pattern)
         groups[name] = {"pattern": pattern, "share": frac, "insns_per_req_est": frac * per_req}
     functions = [{"function": fn, "share": n / whole, "insns_per_req_est": n / whole * per_req}
                  for fn, n in totals.most_common(top)]

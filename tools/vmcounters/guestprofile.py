@@ -39,6 +39,12 @@ class Symbols:
         return self.names[i] if i >= 0 else BELOW_SYMBOLS
 
 
+def read_profile(path):
+    """parse_profile() of the file at path."""
+    with open(path) as f:
+        return parse_profile(f.read())
+
+
 def parse_profile(text):
     """[(vaddr, ninsns, execs)] from the plugin's profile file (ValueError if malformed)."""
     rows = []
@@ -55,14 +61,14 @@ def parse_profile(text):
 def difference(later, earlier):
     """The rows of the time between two snapshots of one run (later minus earlier), blocks
     keyed by (vaddr, ninsns)."""
-    before = {}
-    for vaddr, ninsns, execs in earlier:
-        before[(vaddr, ninsns)] = before.get((vaddr, ninsns), 0) + execs
-    after = {}
-    for vaddr, ninsns, execs in later:
-        after[(vaddr, ninsns)] = after.get((vaddr, ninsns), 0) + execs
-    return [(v, n, e - before.get((v, n), 0)) for (v, n), e in after.items()
-            if e > before.get((v, n), 0)]
+    def by_block(rows):
+        execs = Counter()
+        for vaddr, ninsns, n in rows:
+            execs[(vaddr, ninsns)] += n
+        return execs
+    before = by_block(earlier)
+    return [(v, n, e - before[(v, n)]) for (v, n), e in by_block(later).items()
+            if e > before[(v, n)]]
 
 
 def by_function(rows, symbols):

@@ -123,7 +123,7 @@ static void tb_translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     (void)id;
     uintptr_t n = qemu_plugin_tb_n_insns(tb);
     struct tb_profile *p = profile_out ? calloc(1, sizeof *p) : NULL;
-    if (p == NULL) { /* no profile asked for (or no memory for this block's: it goes uncounted) */
+    if (p == NULL) { /* no profile asked for (or no memory: counted in the total only) */
         qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_executed, QEMU_PLUGIN_CB_NO_REGS, (void *)n);
         return;
     }

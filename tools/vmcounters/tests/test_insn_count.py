@@ -31,8 +31,7 @@ def run_loop_guest(name, interval_ms=20, profile=None):
         result = subprocess.run(args, capture_output=True, text=True, timeout=120)
         assert result.returncode == 1, result.stderr  # (0 << 1) | 1: the guest's own exit
         if profile is not None:
-            with open(counter.profile_path) as f:
-                profile += guestprofile.parse_profile(f.read())
+            profile += guestprofile.read_profile(counter.profile_path)
         return counter.samples()
 
 
