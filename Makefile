@@ -51,6 +51,13 @@ HOST_TOOLS := tools/loadgen tools/vmcounters tools/linuxguest
 host-tools: $(STAMP)
 	for d in $(HOST_TOOLS); do $(MAKE) -C $$d || exit 1; done
 
+# The exit-cost QEMU: Debian's qemu source plus tools/kvmcost/patches, x86_64 only, into
+# build/kvmcost/ (tools/kvmcost/README.md); skipped when built or cached. `make run` keeps the
+# stock qemu.
+.PHONY: qemu-kvmcost
+qemu-kvmcost: $(STAMP)
+	tools/kvmcost/build.sh
+
 # The paper's section-6 experiment, nom against Linux and OSv (tools/experiment/README.md).
 # EXPERIMENT_ARGS=--quick runs the short version CI uses.
 experiment: all host-tools
