@@ -106,11 +106,13 @@ def _spawn(args, **kwargs):
 
 class VM:
     def __init__(self, iso=None, kernel=None, initrd=None, append=None, smp=1, memory_mb=128,
-                 nics=(), accel=None, extra_args=(), workdir=None, name="nom"):
+                 nics=(), accel=None, extra_args=(), workdir=None, name="nom",
+                 qemu="qemu-system-x86_64"):
+        """qemu: the QEMU binary; the stock one unless e.g. tools/kvmcost's is given."""
         self.accel, self.accel_reason = (accel, "given") if accel else choose_accel()
         self.workdir = workdir or tempfile.mkdtemp(prefix=f"{name}-vm-")
         self.serial_path = os.path.join(self.workdir, "serial.log")
-        self.args = ["qemu-system-x86_64", "-machine", "q35", "-m", str(memory_mb),
+        self.args = [qemu, "-machine", "q35", "-m", str(memory_mb),
                      "-smp", smp_option(smp, self.accel), "-display", "none", "-no-reboot",
                      "-nodefaults",
                      "-serial", f"file:{self.serial_path}",

@@ -1,0 +1,90 @@
+"""The exit-cost QEMU (README.md): build it, find it, configure a VM for it, read its ledger.
+
+    kvmcost.build()                                   # make qemu-kvmcost; skipped when cached
+    vm = nomvm.VM(..., qemu=kvmcost.qemu_binary(),
+                  extra_args=kvmcost.args_for(kvmcost.SKYLAKE, ledger))
+    a = kvmcost.snapshot(ledger, workdir + "/a.json"); ...; b = kvmcost.snapshot(...)
+    kvmcost.difference(a, b)["kick"]["count"]         # kicks between the two snapshots
+
+The ledger (written by QEMU, softmmu/kvmcost.c in the patch) is JSON:
+{"mono_ns", "final", "dilation", "cost_file", "kinds": {KIND: {"count", "ns", "stall_ns",
+"cost_ns"}}} where ns is count x cost_ns (undilated) and stall_ns what the vCPU was stalled
+(ns x dilation).
+"""
+import json
+import os
+import subprocess
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
+QEMU = os.path.join(BUILD, "kvmcost", "qemu-system-x86_64")
+SKYLAKE = os.path.join(HERE, "costs", "kvm-skylake.conf")
+APICV = os.path.join(HERE, "costs", "kvm-apicv.conf")
+
+# Every kind of the ledger, in QEMU's order (include/sysemu/kvmcost.h in the patch).
+KINDS = ("mmio", "kick", "pio", "lapic_eoi", "lapic_timer", "lapic_icr", "lapic_other",
+         "irq_device", "irq_timer", "irq_ipi", "irq_other", "hlt")
+
+
+def build():
+    """Builds (or copies from the cache) the patched QEMU; returns its path. Raises
+    subprocess.CalledProcessError if build.sh fails (it says why on stderr)."""
+    subprocess.run([os.path.join(HERE, "build.sh")], check=True,
+                   env=dict(os.environ, TOP=TOP, BUILD=BUILD))
+    return QEMU
+
+
+def qemu_binary():
+    """The patched QEMU's path; FileNotFoundError naming the fix if it is not built."""
+    if not os.access(QEMU, os.X_OK):
+        raise FileNotFoundError(f"{QEMU} is not built: run `make qemu-kvmcost`")
+    return QEMU
+
+
+def args_for(cost_file, ledger_path, interval_ms=100, dilation=None):
+    """QEMU arguments that charge cost_file's costs and write the ledger to ledger_path every
+    interval_ms (0: only at exit) and at exit; dilation overrides the file's factor."""
+    for path in (cost_file, ledger_path):
+        if "," in path:
+            raise ValueError(f"kvmcost: a comma in {path!r} (QEMU splits -kvmcost at commas)")
+    value = f"costs={os.path.abspath(cost_file)},ledger={os.path.abspath(ledger_path)}"
+    value += f",interval_ms={int(interval_ms)}"
+    if dilation is not None:
+        value += f",dilation={float(dilation)!r}"
+    return ["-kvmcost", value]
+
+
+def read_ledger(path):
+    """The ledger at path as a dict (see the top); ValueError if it is not a whole ledger."""
+    with open(path) as f:
+        ledger = json.load(f)
+    kinds = ledger.get("kinds", {})
+    if set(kinds) != set(KINDS):
+        raise ValueError(f"{path}: kinds {sorted(kinds)}, expected {sorted(KINDS)}")
+    return ledger
+
+
+def snapshot(ledger_path, out_path, timeout=10.0):
+    """Asks the running QEMU for a ledger now (the mark file ledger_path.mark, looked at every
+    interval_ms) and returns it once written to out_path. TimeoutError if QEMU does not answer
+    (not running, or interval_ms=0)."""
+    if os.path.exists(out_path):
+        os.unlink(out_path)
+    mark = ledger_path + ".mark"
+    with open(mark + ".part", "w") as f:
+        f.write(os.path.abspath(out_path) + "\n")
+    os.rename(mark + ".part", mark)  # QEMU reads the mark whole
+    deadline = time.monotonic() + timeout
+    while not os.path.exists(out_path):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no ledger snapshot in {out_path} after {timeout} s")
+        time.sleep(0.01)
+    return read_ledger(out_path)
+
+
+def difference(a, b):
+    """{kind: {"count", "ns", "stall_ns"}} charged between ledgers a and b (b later)."""
+    return {k: {f: b["kinds"][k][f] - a["kinds"][k][f] for f in ("count", "ns", "stall_ns")}
+            for k in KINDS}

@@ -1,0 +1,110 @@
+"""Does a bad cost file (or a missing source package) stop with a message naming the fix, does
+QEMU take each shipped cost file as written, and do the Python helpers read what QEMU writes?"""
+import json
+import os
+import subprocess
+
+import pytest
+
+import kvmcost
+
+needs_qemu = pytest.mark.skipif(not os.access(kvmcost.QEMU, os.X_OK),
+                                reason=f"{kvmcost.QEMU} not built (make qemu-kvmcost)")
+
+
+def file_costs(path):
+    """{kind: ns} of a cost file, read the simple way (the test's own oracle)."""
+    costs = {}
+    for line in open(path):
+        line = line.split("#")[0].strip()
+        if line:
+            name, value = (w.strip() for w in line.split("="))
+            costs[name] = int(value)
+    return costs
+
+
+def start_qemu(tmp_path, cost_text=None, cost_file=None, extra=()):
+    """Runs the patched QEMU with a cost file until it stops; (status, stderr)."""
+    if cost_file is None:
+        cost_file = tmp_path / "costs.conf"
+        if cost_text is not None:
+            cost_file.write_text(cost_text)
+    args = [kvmcost.QEMU, "-machine", "q35", "-accel", "tcg", "-m", "32", "-display", "none",
+            "-nodefaults", "-no-reboot", "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
+            *kvmcost.args_for(str(cost_file), str(tmp_path / "ledger.json")), *extra]
+    r = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    return r.returncode, r.stderr
+
+
+GOOD = "".join(f"{k} = {100 + i}\n" for i, k in enumerate(kvmcost.KINDS))
+
+
+@needs_qemu
+@pytest.mark.parametrize("text, message", [
+    (None, "cannot read the cost file"),
+    (GOOD + "kick 5\n", ":13: expected 'KIND = NANOSECONDS'"),
+    (GOOD.replace("pio = 102", "pio = -102"), ":3: the cost of pio must be a whole number"),
+    (GOOD.replace("hlt = 111", "hlt = 1.5"), ":12: the cost of hlt must be a whole number"),
+    (GOOD + "kicks = 5\n", ":13: unknown kind 'kicks'"),
+    (GOOD.replace("irq_ipi = 109\n", ""), "no cost for irq_ipi"),
+    (GOOD + "kick = 7\n", ":13: a second cost for kick"),
+    (GOOD + "dilation = 0\n", ":13: dilation '0' is not a number > 0"),
+], ids=["missing", "no-equals", "negative", "fraction", "unknown", "absent-kind", "twice",
+        "zero-dilation"])
+def test_a_bad_cost_file_stops_qemu_at_start_with_the_reason(tmp_path, text, message):
+    status, stderr = start_qemu(tmp_path, text)
+    assert status == 1 and message in stderr, stderr
+    assert not (tmp_path / "ledger.json").exists()
+
+
+@needs_qemu
+@pytest.mark.parametrize("cost_file", [kvmcost.SKYLAKE, kvmcost.APICV],
+                         ids=["skylake", "apicv"])
+def test_qemu_charges_each_shipped_cost_file_as_written(guest, tmp_path, cost_file):
+    # The guest without a virtio-net device ends at once (code 1): enough to read the ledger.
+    status, stderr = start_qemu(tmp_path, cost_file=cost_file, extra=("-kernel", guest))
+    assert status == 3, stderr
+    ledger = kvmcost.read_ledger(tmp_path / "ledger.json")
+    assert ledger["final"] and ledger["cost_file"] == os.path.abspath(cost_file)
+    assert {k: v["cost_ns"] for k, v in ledger["kinds"].items()} == file_costs(cost_file)
+
+
+@needs_qemu
+def test_the_dilation_option_scales_the_stall_and_not_the_cost(guest, tmp_path):
+    ledger_path = tmp_path / "ledger.json"
+    args = [kvmcost.QEMU, "-machine", "q35", "-accel", "tcg", "-m", "32", "-display", "none",
+            "-nodefaults", "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04", "-kernel", guest,
+            *kvmcost.args_for(kvmcost.SKYLAKE, str(ledger_path), dilation=2.5)]
+    assert subprocess.run(args, capture_output=True, timeout=120).returncode == 3
+    ledger = kvmcost.read_ledger(ledger_path)
+    assert ledger["dilation"] == 2.5
+    pio = ledger["kinds"]["pio"]
+    assert pio["count"] > 0 and pio["ns"] == pio["count"] * pio["cost_ns"]
+    assert pio["stall_ns"] == pio["count"] * int(pio["cost_ns"] * 2.5 + 0.5)
+
+
+def test_build_without_the_qemu_source_package_names_the_fix(tmp_path):
+    r = subprocess.run([os.path.join(kvmcost.HERE, "build.sh")], capture_output=True, text=True,
+                       env=dict(os.environ, BUILD=str(tmp_path)), timeout=60)
+    assert r.returncode != 0
+    assert "missing Debian source package qemu" in r.stderr and "tools/bootstrap.sh" in r.stderr
+
+
+def test_args_for_refuses_a_path_qemu_would_split():
+    with pytest.raises(ValueError):
+        kvmcost.args_for("/tmp/a,b.conf", "/tmp/ledger.json")
+    assert kvmcost.args_for("/c.conf", "/l.json", interval_ms=0, dilation=3) == [
+        "-kvmcost", "costs=/c.conf,ledger=/l.json,interval_ms=0,dilation=3.0"]
+
+
+def test_difference_is_per_kind_and_read_ledger_wants_every_kind(tmp_path):
+    def ledger(n):
+        return {"kinds": {k: {"count": n, "ns": 10 * n, "stall_ns": 20 * n, "cost_ns": 10}
+                          for k in kvmcost.KINDS}}
+    assert kvmcost.difference(ledger(2), ledger(5))["hlt"] == {"count": 3, "ns": 30,
+                                                              "stall_ns": 60}
+    partial = ledger(1)
+    del partial["kinds"]["hlt"]
+    (tmp_path / "l.json").write_text(json.dumps(partial))
+    with pytest.raises(ValueError):
+        kvmcost.read_ledger(tmp_path / "l.json")
