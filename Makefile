@@ -41,7 +41,8 @@ run: all
 	    --modules apps/default-image.txt $(RUN_FLAGS)
 
 # Builds everything and runs every test; the last line reads "N passed, N failed".
-test: all host-tools
+# qemu-kvmcost: 2-3 min once per machine (2 cores), then copied from /var/cache/nom-kvmcost.
+test: all host-tools qemu-kvmcost
 	@mkdir -p $(BUILD)
 	@python3 -m pytest -q -p no:cacheprovider --junitxml=$(BUILD)/test-results.xml; \
 	    status=$$?; python3 tools/test_summary.py $(BUILD)/test-results.xml; exit $$status
