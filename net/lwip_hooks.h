@@ -15,8 +15,9 @@
 /* Initial sequence numbers per RFC 6528: a clock plus a keyed hash of the connection. */
 u32_t nomnet_tcp_isn(const ip_addr_t *local_ip, u16_t local_port, const ip_addr_t *remote_ip,
                      u16_t remote_port);
-/* Sees every IPv4 packet first. Eats (frees, returns 1) a SYN for a listener whose accept
- * queue is full; otherwise returns 0, having let a new SYN reopen a connection that waits in
+/* Sees every IPv4 packet first. Eats (frees, returns 1) a packet with data while the receive
+ * pool is past its limit (rx_budget.h) and a SYN for a listener whose accept queue is full;
+ * otherwise returns 0, having let a new SYN reopen a connection that waits in
  * TIME-WAIT here (RFC 1122 4.2.2.13). */
 int nomnet_ip4_input(struct pbuf *p, struct netif *inp);
 /* SYNs nomnet_ip4_input dropped because their listener's accept queue was full. */

@@ -142,7 +142,19 @@
 
 /* ---- Byte order, statistics, debugging ------------------------------------------------- */
 #define LWIP_DONT_PROVIDE_BYTEORDER_FUNCTIONS 1 /* htons etc. come from libnom's headers */
-#define LWIP_STATS                  0  /* our own counters (nom/net.h) are cheaper */
+/* Statistics: only the pools' use, which rx_budget.c reads to keep the receive pool from
+ * emptying; our own counters (nom/net.h) are cheaper for the rest. */
+#define LWIP_STATS                  1
+#define MEMP_STATS                  1
+#define LINK_STATS                  0
+#define ETHARP_STATS                0
+#define IP_STATS                    0
+#define IPFRAG_STATS                0
+#define ICMP_STATS                  0
+#define UDP_STATS                   0
+#define TCP_STATS                   0
+#define MEM_STATS                   0
+#define SYS_STATS                   0
 #define LWIP_STATS_DISPLAY          0
 /* LWIP_DEBUG stays undefined (lwIP tests #ifdef): no debug output on the data path. */
 

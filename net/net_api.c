@@ -12,6 +12,7 @@
 #include <nom/time.h>
 
 #include "lwip_hooks.h"
+#include "rx_budget.h"
 #include "netif_virtio.h"
 #include "netloop.h"
 
@@ -121,6 +122,8 @@ void nom_net_stats(struct nom_net_stats *out)
     vnet_stats(netloop_device(), &d);
     netif_virtio_counters(&out->rx_nobuf, &out->tx_dropped, &out->tx_gathers);
     out->syn_dropped = nomnet_syn_dropped();
+    out->rx_shed = nomnet_rx_shed_count();
+    out->rx_pool_peak = nomnet_rx_pool_peak();
     nom_preempt_enable();
     out->rx_packets = d.rx_packets; out->rx_bytes = d.rx_bytes; out->rx_batches = d.rx_batches;
     out->tx_packets = d.tx_packets; out->tx_bytes = d.tx_bytes; out->tx_batches = d.tx_batches;

@@ -15,6 +15,7 @@
  * from lwIP's pool (copy here because a pbuf over a ring buffer would keep the ring slot
  * until the application reads: a window of unread data would starve the ring).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "lwip/etharp.h"
@@ -122,6 +123,9 @@ void netif_virtio_rx(void *arg, const struct vnet_rx_frame *frames, unsigned cou
         struct pbuf *p = pbuf_alloc(PBUF_RAW, (u16_t)frames[i].len, PBUF_POOL);
         if (p == NULL) {
             rx_nobuf++;
+            if ((rx_nobuf & (rx_nobuf - 1)) == 0) /* 1, 2, 4, 8, ...: a trace, not a flood */
+                printf("net: receive pool empty, frame dropped (%llu so far)\n",
+                       (unsigned long long)rx_nobuf);
             continue;
         }
         pbuf_take(p, frames[i].data, (u16_t)frames[i].len);

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 
 #include "lwip/priv/tcp_priv.h"
+#include "rx_budget.h"
 #include "sock.h"
 
 /* lwIP's u16_t arguments (tcp_write, tcp_recved) take at most this at a time. */
@@ -45,14 +46,10 @@ static err_t tcpsock_on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err
         pbuf_free(p);
         return ERR_OK;
     } else {
-        if (p->tot_len <= NOMSOCK_RX_COPY_MAX &&
-            pbuf_get_allocsrc(p) == PBUF_TYPE_ALLOC_SRC_MASK_STD_MEMP_PBUF_POOL) {
-            struct pbuf *small = pbuf_clone(PBUF_RAW, PBUF_RAM, p);
-            if (small != NULL) {
-                pbuf_free(p);
-                p = small;
-            }
-        }
+        /* Small segments always (a 1.5 KiB pool buffer for a few bytes), everything under
+         * pressure: unread data must not starve the ring of the frames every socket needs
+         * (rx_budget.h). */
+        p = nomnet_rx_unpool(p, p->tot_len <= NOMSOCK_RX_COPY_MAX);
         /* Keep the chain's pbufs as a list of our own; tot_len is not maintained across it. */
         if (s->rx_tail != NULL)
             s->rx_tail->next = p;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "rx_budget.h"
 #include "sock.h"
 
 /* Largest UDP payload over IPv4 (65535 - 20 - 8). */
@@ -25,7 +26,7 @@ static void udpsock_on_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p,
         return;
     }
     d = &s->dq[(s->dq_head + s->dq_len) % NOMSOCK_DGRAM_QUEUE];
-    d->p = p;
+    d->p = p = nomnet_rx_unpool(p, false); /* queued datagrams leave the pool under pressure */
     ip_addr_copy(d->from, *addr);
     d->port = port;
     s->dq_len++;

@@ -19,6 +19,9 @@
  * assassination"): the client's next SYN is then served. Without timestamps (RFC 6191) there
  * is no better test.
  *
+ * The receive pool's budget (rx_budget.h) is enforced here too, first: past its limit a packet
+ * that carries data is dropped before lwIP sees it.
+ *
  * The listen backlog (lwipopts.h says why lwIP's own is off): a SYN for a listener whose
  * accept queue is full is dropped before lwIP sees it, as Linux drops it, and counted; the
  * client retransmits it, by which time the server has usually accepted. A SYN that belongs to
@@ -35,6 +38,7 @@
 
 #include "arch/cc.h"
 #include "lwip_hooks.h"
+#include "rx_budget.h"
 #include "sock.h"
 
 static uint64_t syn_dropped;
@@ -121,6 +125,10 @@ int nomnet_ip4_input(struct pbuf *p, struct netif *inp)
     u16_t hlen;
     struct tcp_pcb *old;
     (void)inp;
+    if (nomnet_rx_shed(p)) {
+        pbuf_free(p);
+        return 1; /* eaten: the receive pool is past its limit (rx_budget.h) */
+    }
     if (p->len < IP_HLEN || IPH_PROTO(ip) != IP_PROTO_TCP ||
         (IPH_OFFSET(ip) & PP_HTONS(IP_OFFMASK | IP_MF)) != 0)
         return 0;

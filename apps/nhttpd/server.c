@@ -87,7 +87,7 @@ int server_open(struct server *s, const struct server_config *cfg)
     size_t pairs = cfg->buffer_bytes / (HTTP_MAX_HEAD + CONN_OUT_BYTES);
     bufpool_init(&s->in_pool, HTTP_MAX_HEAD, pairs);
     bufpool_init(&s->out_pool, CONN_OUT_BYTES, pairs);
-    stats_init(&s->stats, platform_ticks(), platform_ticks_per_sec());
+    stats_start(&s->stats, platform_ticks(), platform_ticks_per_sec());
     s->stats.max_conns = s->cfg.max_conns;
     s->accepting = true;
     s->now_ms = server_clock_ms();

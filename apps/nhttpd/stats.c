@@ -7,7 +7,7 @@
 #include "json.h"
 #include "platform.h"
 
-void stats_init(struct stats *s, uint64_t now_ticks, uint64_t ticks_per_sec)
+void stats_start(struct stats *s, uint64_t now_ticks, uint64_t ticks_per_sec)
 {
     memset(s, 0, sizeof *s);
     s->ns_per_tick = 1e9 / (double)ticks_per_sec;

@@ -45,7 +45,7 @@ struct stats {
 };
 
 /* Starts both windows at now_ticks; ticks_per_sec > 0. */
-void stats_init(struct stats *s, uint64_t now_ticks, uint64_t ticks_per_sec);
+void stats_start(struct stats *s, uint64_t now_ticks, uint64_t ticks_per_sec);
 
 /* One response queued: its status and the ticks from request parsed to response queued. */
 void stats_response(struct stats *s, int status, uint64_t latency_ticks);

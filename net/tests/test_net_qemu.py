@@ -4,9 +4,7 @@ TCP and UDP echo from one poll() loop over libnom's fd table; the host talks to 
 hostfwd on 127.0.0.1. Do bytes come back intact through lwIP, the netif and the virtio-net
 driver, at W = 0 and W = 20, over many connections, and does the application end cleanly?"""
 import json
-import os
 import socket
-import subprocess
 import threading
 import time
 from pathlib import Path
@@ -19,20 +17,7 @@ HERE = Path(__file__).resolve().parent
 TOP = HERE.parents[1]
 BUILD = TOP / "build"
 KERNEL = BUILD / "kernel" / "nom.elf"
-NETECHO = BUILD / "net" / "tests" / "netecho.elf"
-
-
-@pytest.fixture(scope="module")
-def netecho_elf():
-    needed = [KERNEL, BUILD / "libnom" / "libnom.a", BUILD / "drivers" / "libvirtio_net.a"]
-    missing = [str(p) for p in needed if not p.exists()]
-    if missing:
-        pytest.skip(f"not built: {missing}")
-    env = dict(os.environ, TOP=str(TOP), BUILD=str(BUILD))
-    r = subprocess.run(["make", "-s", "-j2", "-C", str(HERE.parent), "guest-tests"], env=env,
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout + r.stderr
-    return NETECHO
+NETECHO = BUILD / "net" / "tests" / "netecho.elf"  # built by conftest.netecho_elf
 
 
 def free_port(kind):

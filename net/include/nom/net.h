@@ -47,6 +47,9 @@ struct nom_net_stats {
     uint64_t tx_dropped; /* frames the driver refused (ring full, device broken) */
     uint64_t tx_gathers; /* frames of more than VNET_TX_IOV_MAX pieces, flattened first */
     uint64_t syn_dropped; /* new connections' SYNs dropped: the listener's backlog was full */
+    uint64_t rx_shed;     /* packets with data dropped on arrival: unread data filled the
+                             receive pool past its limit (net/rx_budget.h) */
+    uint64_t rx_pool_peak; /* the most receive-pool buffers ever in use at once */
 };
 
 struct vnet;

@@ -349,7 +349,7 @@ static void stats_mean_stddev(void)
 {
     static struct stats s;
     char buf[4096];
-    stats_init(&s, 0, 1000000000u);
+    stats_start(&s, 0, 1000000000u);
     for (int i = 1; i <= 1000; i++)
         stats_response(&s, 200, (uint64_t)i * 1000); /* 1..1000 us */
     CHECK(fabs(s.total.latency.mean_ns - 500500.0) < 1e-3);
@@ -362,7 +362,7 @@ static void stats_mean_stddev(void)
 static void stats_p99(void)
 {
     static struct stats s;
-    stats_init(&s, 0, 1000000000u);
+    stats_start(&s, 0, 1000000000u);
     for (int i = 1; i <= 10000; i++)
         stats_response(&s, 200, (uint64_t)i * 100);
     double p99 = stats_quantile_ns(&s.total.latency, 0.99);
@@ -374,7 +374,7 @@ static void stats_p99(void)
 static void stats_tick_rate(void)
 {
     static struct stats s;
-    stats_init(&s, 0, 2500000000u);
+    stats_start(&s, 0, 2500000000u);
     stats_response(&s, 200, 2500); /* 1 us */
     CHECK(s.total.latency.max_ns == 1000);
 }
@@ -384,7 +384,7 @@ static void stats_interval_resets(void)
 {
     static struct stats s;
     char buf[4096];
-    stats_init(&s, 0, 1000);
+    stats_start(&s, 0, 1000);
     stats_response(&s, 404, 1);
     stats_sent(&s, 100);
     CHECK(stats_render(&s, 2000, buf, sizeof buf) > 0);
@@ -398,7 +398,7 @@ static void stats_render_overflow(void)
 {
     static struct stats s;
     char buf[100];
-    stats_init(&s, 0, 1000);
+    stats_start(&s, 0, 1000);
     CHECK(stats_render(&s, 1, buf, sizeof buf) == -1);
 }
 

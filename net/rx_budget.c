@@ -1,0 +1,79 @@
+/* rx_budget.c: keeps sockets from emptying the receive pool (the rules are in rx_budget.h). The
+ * pool's use is lwIP's own count (MEMP_STATS, lwipopts.h). */
+#include "lwip/ip4.h"
+#include "lwip/prot/ip.h"
+#include "lwip/memp.h"
+#include "lwip/prot/ip4.h"
+#include "lwip/prot/tcp.h"
+#include "lwip/stats.h"
+
+#include "rx_budget.h"
+
+#define PRESSURE_USED (PBUF_POOL_SIZE / 2)
+#define SHED_USED     (PBUF_POOL_SIZE - PBUF_POOL_SIZE / 8)
+
+static uint64_t shed;
+
+static uint32_t pool_used(void)
+{
+    return lwip_stats.memp[MEMP_PBUF_POOL]->used;
+}
+
+bool nomnet_rx_pressure(void)
+{
+    return pool_used() > PRESSURE_USED;
+}
+
+struct pbuf *nomnet_rx_unpool(struct pbuf *p, bool always)
+{
+    if (pbuf_get_allocsrc(p) != PBUF_TYPE_ALLOC_SRC_MASK_STD_MEMP_PBUF_POOL ||
+        !(always || nomnet_rx_pressure()))
+        return p;
+    struct pbuf *copy = pbuf_clone(PBUF_RAW, PBUF_RAM, p);
+    if (copy == NULL)
+        return p;
+    pbuf_free(p);
+    return copy;
+}
+
+/* Whether the packet carries bytes a socket would queue: a fragment, a UDP datagram, or a TCP
+ * segment with payload. */
+static bool carries_data(const struct pbuf *p)
+{
+    const struct ip_hdr *ip = p->payload;
+    u16_t hlen = (u16_t)IPH_HL_BYTES(ip), total = lwip_ntohs(IPH_LEN(ip));
+    if ((IPH_OFFSET(ip) & PP_HTONS(IP_OFFMASK | IP_MF)) != 0)
+        return true;
+    switch (IPH_PROTO(ip)) {
+    case IP_PROTO_UDP:
+        return true;
+    case IP_PROTO_TCP:
+        if (p->len < hlen + TCP_HLEN)
+            return false; /* malformed: lwIP drops it itself */
+        return total > hlen + TCPH_HDRLEN_BYTES((const struct tcp_hdr *)((const u8_t *)ip + hlen));
+    default:
+        return false; /* ICMP and the rest: small, and never queued by a socket */
+    }
+}
+
+bool nomnet_rx_shed(const struct pbuf *p)
+{
+    if (pool_used() < SHED_USED || p->len < IP_HLEN || !carries_data(p))
+        return false;
+    shed++;
+    /* Out-of-order segments hold pool pbufs too, and the in-order data that would drain them is
+     * what is shed now: let lwIP drop them at its next timer run (sys_check_timeouts), as it
+     * does when the pool runs out (PBUF_POOL_FREE_OOSEQ). */
+    pbuf_free_ooseq_pending = 1;
+    return true;
+}
+
+uint64_t nomnet_rx_shed_count(void)
+{
+    return shed;
+}
+
+uint32_t nomnet_rx_pool_peak(void)
+{
+    return lwip_stats.memp[MEMP_PBUF_POOL]->max;
+}
