@@ -35,15 +35,17 @@ class NomBenchDriver(NomDriver):
                   extra_args=extra_args, workdir=os.path.join(workdir, "vm"), name="nom")
 
 
-def start_guest(guest, accel, workdir, w_us=None):
-    """Boots guest ("nom" at w_us, or "linux") serving nhttpd in a lab of its own; returns
-    the started driver (call its stop() in every case). Raises GuestError when the guest
-    cannot be built or does not come up."""
+def start_guest(guest, accel, workdir, w_us=None, kvmcost="off"):
+    """Boots guest ("nom" at w_us, or "linux") serving nhttpd in a lab of its own, under the
+    exit-cost model kvmcost ("off": the stock QEMU); returns the started driver (call its
+    stop() in every case). Raises GuestError when the guest cannot be built or does not come
+    up."""
     prepare()
     if guest == "nom":
         driver, variant = NomBenchDriver(accel), {"name": f"w={w_us:g}", "w_us": w_us}
     else:
         driver, variant = LinuxDriver(accel), {"name": "default"}
+    driver.kvmcost_name = kvmcost
     reason = driver.unavailable(APP, variant)
     if reason:
         raise GuestError(reason)

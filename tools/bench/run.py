@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from bench import floor, guests, phases, report  # noqa: E402
 from experiment.machine import TOP, describe, git_commit  # noqa: E402
 from nomvm import choose_accel  # noqa: E402
+import kvmcost  # noqa: E402
 
 QUICK = {"w": "0,20", "seconds": 1, "echoes": 100}
 FULL = {"w": "0,5,10,20,40", "seconds": 10, "echoes": 500}
@@ -35,6 +36,9 @@ def parse_args(argv):
     ap.add_argument("--no-linux", action="store_true", help="skip the Linux comparison row")
     ap.add_argument("--no-rawecho", action="store_true", help="skip the rawecho floor")
     ap.add_argument("--accel", choices=("tcg", "kvm"), help="default: nomvm's choice")
+    ap.add_argument("--kvmcost", choices=kvmcost.CHOICES, default="off",
+                    help="run the guests under the patched QEMU charging hardware-KVM exit "
+                    "costs (tools/kvmcost), D measured per boot (default off: stock QEMU)")
     ap.add_argument("--output", help="results folder (default results/bench-DATE-COMMIT)")
     args = ap.parse_args(argv)
     defaults = QUICK if args.quick else FULL
@@ -70,13 +74,15 @@ def web_row(guest, w_us, args, accel, out):
     workdir = os.path.join(out, "raw", label)
     row = {"guest": guest, "w_us": w_us}
     try:
-        driver = guests.start_guest(guest, accel, workdir, w_us)
+        driver = guests.start_guest(guest, accel, workdir, w_us, args.kvmcost)
     except Exception as e:
         row["error"] = _error(e)
         print(f"{label}: {row['error']}", flush=True)
         return row
     try:
         row["image"] = driver.info.get("image")
+        if driver.info.get("kvmcost"):
+            row["kvmcost"] = driver.info["kvmcost"]
         for phase in ("many", "single"):
             try:
                 row[phase] = phases.measure(driver, phase, args.seconds, workdir)
@@ -133,7 +139,8 @@ def main(argv=None):
               "settings": {"w_us": args.w_values, "seconds": args.seconds, "quick": args.quick,
                            "many": {"wrk": "-t2 -c32", "nomload": "--conns 32"},
                            "single": {"wrk": "-t1 -c1", "nomload": "--conns 1"},
-                           "rawecho_echoes": args.echoes, "rawecho_window": 16},
+                           "rawecho_echoes": args.echoes, "rawecho_window": 16,
+                           "kvmcost": args.kvmcost},
               "nhttpd": [], "rawecho": {"error": "not run"}, "interrupted": False,
               "host_load_avg": {"start": os.getloadavg()}}
     # SIGTERM/SIGHUP end the run like Ctrl-C: the guests stop, what was measured is written.

@@ -12,6 +12,7 @@ import statistics
 from priceprovider import Schedule
 from profit import KINDS, Measurement, UtilityParams, run_profit
 
+from . import kvmmodel
 from .plan import adaptive_variant
 
 
@@ -30,7 +31,8 @@ def phase_figures(fig):
         "jitter_us": lat.get("stddev"),
         "insns_per_req": c.get("insns_per_req"),
         "exits_per_req": c.get("kvm_exits_per_req", c.get("exit_equiv_per_req")),
-        "irqs_per_req": c.get("kvm_injections_per_req", c.get("irqs_per_req")),
+        "irqs_per_req": c.get("kvm_injections_per_req",
+                              c.get("ledger_irqs_per_req", c.get("irqs_per_req"))),
         "all_irqs_per_req": c.get("all_irqs_per_req"),
         "cpu_util": c.get("vcpu_util"),
         "cpu_pct": c["vcpu_util"] * 100 if c.get("vcpu_util") is not None else None,
@@ -38,6 +40,14 @@ def phase_figures(fig):
     for per_req, per_s in (("exits_per_req", "exits_s"), ("irqs_per_req", "irqs_s"),
                            ("all_irqs_per_req", "all_irqs_s")):
         out[per_s] = out[per_req] * ops_s if out[per_req] is not None and ops_s else None
+    # Under the exit-cost model (tools/kvmcost): D, the charged exit cost and the modelled
+    # KVM-equivalent figures (kvmmodel.py says how); None without it.
+    dilation = (fig.get("kvmcost") or {}).get("dilation")
+    kvm = kvmmodel.dilated(ops_s, out["latency_us"], dilation)
+    out.update(dilation=dilation, d_insn=c.get("d_insn"), exit_ns_per_req=c.get("exit_ns_per_req"),
+               ops_s_kvm=kvm["ops_s"], latency_kvm_us=kvm["latency_us"],
+               projected_us_per_req=kvmmodel.project_ledger_us(out["insns_per_req"],
+                                                               c.get("exit_ns_per_req")))
     return out
 
 

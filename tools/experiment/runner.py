@@ -17,6 +17,7 @@ import time
 import traceback
 from dataclasses import asdict
 
+import kvmcost
 from nomvm import choose_accel
 from priceprovider import process as provider_process
 from profit import DEFAULT_PARAMS
@@ -49,6 +50,10 @@ def parse_args(argv):
                     help="CI: 2 x 5 s phases, 1 run, Linux and nom, nhttpd (flags override)")
     ap.add_argument("--osv-image", default=os.environ.get("NOM_OSV_IMAGE"),
                     help="OSv image to run (also NOM_OSV_IMAGE); without it OSv is not run")
+    ap.add_argument("--kvmcost", choices=kvmcost.CHOICES, default="off",
+                    help="run every guest under the patched QEMU charging hardware-KVM exit "
+                    "costs (tools/kvmcost: skylake, apicv), D measured per run (default off: "
+                    "the stock QEMU)")
     ap.add_argument("--output", help="results folder (default results/<date>-<commit>)")
     ap.add_argument("--report-only", metavar="DIR", help="only regenerate DIR's report")
     args = ap.parse_args(argv)
@@ -184,11 +189,14 @@ def main(argv=None):
     res = Results(args.output or default_output())
     res.write_json("machine.json", describe(accel, reason))
     res.write_json("plan.json", dict(plan.to_json(), utility_params=asdict(DEFAULT_PARAMS),
-                                     kvm_model=asdict(kvmmodel.DEFAULT)))
+                                     kvm_model=asdict(kvmmodel.DEFAULT),
+                                     kvmcost=args.kvmcost))
     print(f"experiment: accelerator {accel.upper()} ({reason}); results in {res.path}",
           file=sys.stderr)
     guests = drivers.load(plan.guests, accel=accel, osv_image=args.osv_image,
                           price_port=plan.price_port)
+    for driver in guests.values():
+        driver.kvmcost_name = args.kvmcost  # LabDriver's; a MissingDriver ignores it
     schedule = plan.schedule()
     runnable = sum(1 for _, cell in schedule if _can_run(guests[cell.guest], cell))
     signal.signal(signal.SIGTERM, _interrupt)

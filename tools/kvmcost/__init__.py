@@ -88,3 +88,26 @@ def difference(a, b):
     """{kind: {"count", "ns", "stall_ns"}} charged between ledgers a and b (b later)."""
     return {k: {f: b["kinds"][k][f] - a["kinds"][k][f] for f in ("count", "ns", "stall_ns")}
             for k in KINDS}
+
+
+# The cost models a driver can name (--kvmcost NAME); "off" runs the stock QEMU.
+COST_FILES = {"skylake": SKYLAKE, "apicv": APICV}
+CHOICES = ("off",) + tuple(COST_FILES)
+
+
+def model(name, dilation=None):
+    """The setting of a run under cost model `name` ("off": None): {"name", "cost_file",
+    "dilation", "calibration"}. D is measured now (dilation.calibrate on the patched QEMU)
+    unless given. FileNotFoundError if the patched QEMU is not built; KeyError for an
+    unknown name; dilation.CalibrationError if the calibration fails."""
+    if name in (None, "off"):
+        return None
+    cost_file = COST_FILES[name]
+    qemu = qemu_binary()
+    calibration = None
+    if dilation is None:
+        from . import dilation as dil
+        calibration = dil.calibrate(qemu)
+        dilation = calibration["d_mix"]
+    return {"name": name, "cost_file": cost_file, "dilation": float(dilation),
+            "calibration": calibration, "qemu": qemu}

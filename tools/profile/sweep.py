@@ -60,11 +60,13 @@ def median_point(points):
     return dict(w_us=points[0]["w_us"], **med)
 
 
-def sweep(app, w_values, seconds, workdir, repeat=1, log=print):
+def sweep(app, w_values, seconds, workdir, repeat=1, log=print, kvmcost="off"):
     """Rounds of every W in turn (interleaved, so a drift of the machine spreads over every W
-    alike); each point is the median of its rounds."""
+    alike); each point is the median of its rounds. kvmcost: the exit-cost model
+    (tools/kvmcost; "off" for the stock QEMU)."""
     accel, reason = choose_accel()
     driver = make_driver(accel, None, 0)
+    driver.kvmcost_name = kvmcost
     runs = {(cls, w): [] for cls in CLASSES for w in w_values}
     load = [os.getloadavg()[0]]
     for r in range(repeat):
@@ -81,7 +83,7 @@ def sweep(app, w_values, seconds, workdir, repeat=1, log=print):
             "machine": machine.describe(accel, reason),
             "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "host_load_average_start_end": load,
-            "seconds_per_point": seconds, "rounds": repeat,
+            "seconds_per_point": seconds, "rounds": repeat, "kvmcost": kvmcost,
             "classes": {cls: [median_point(runs[cls, w]) for w in w_values] for cls in CLASSES},
             "all_rounds": {cls: [runs[cls, w] for w in w_values] for cls in CLASSES}}
 
@@ -96,10 +98,13 @@ def main(argv=None):
                     "the medians (1)")
     ap.add_argument("--output", required=True, help="the profile JSON to write")
     ap.add_argument("--workdir", help="raw outputs (default: a temporary folder)")
+    ap.add_argument("--kvmcost", choices=("off", "skylake", "apicv"), default="off",
+                    help="charge hardware-KVM exit costs (tools/kvmcost; default off)")
     args = ap.parse_args(argv)
     w_values = sorted({int(w) for w in args.w.split(",")})
     workdir = args.workdir or tempfile.mkdtemp(prefix="nomprofile-")
-    profile = sweep(args.app, w_values, args.seconds, workdir, args.repeat)
+    profile = sweep(args.app, w_values, args.seconds, workdir, args.repeat,
+                    kvmcost=args.kvmcost)
     profile["command"] = " ".join(shlex.quote(a) for a in ["python3", "tools/profile/sweep.py"]
                                   + (sys.argv[1:] if argv is None else list(argv)))
     check_profile(profile)

@@ -13,12 +13,17 @@ Under TCG: guest instructions (our TCG plugin, insn_count.c), virtio notificatio
 interrupts (QEMU trace events), vCPU thread CPU time. Under KVM: KVM's own exit and injection
 counters over QMP replace the instruction count (a TCG plugin cannot run there); the trace
 events are counted the same way.
+
+Under the exit-cost model (kvmcost=tools/kvmcost.model(...): the patched QEMU, whose path is
+RunCounters.qemu), the kvmcost ledger counts every exit-equivalent by kind (ledger.py) and
+per_request() takes exits and interrupts from it instead of from the trace.
 """
 import os
 
 from .insns import InsnCounter, InsnSample, parse_insn_file, build, PLUGIN
 from .trace import TraceCounter, count_trace_events, notifications, interrupts, DEFAULT_EVENTS
 from .threads import sample_vcpu_threads, utilization, read_task_stat
+from . import ledger
 from .kvmstats import Qmp, qmp_args, read_kvm_stats, sum_vcpu_stats, EXIT_STATS, INJECTION_STATS
 
 __all__ = ["RunCounters", "per_request", "InsnCounter", "InsnSample", "parse_insn_file", "build",
@@ -31,9 +36,13 @@ class RunCounters:
     """Every counter of one QEMU run; snapshot() reads them all at one moment."""
 
     def __init__(self, workdir, accel="tcg", interval_ms=100, trace_events=DEFAULT_EVENTS,
-                 profile=False):
+                 profile=False, kvmcost=None):
         os.makedirs(workdir, exist_ok=True)
-        self.accel = accel
+        self.workdir, self.accel, self.kvmcost = workdir, accel, kvmcost
+        # The QEMU binary to run: the stock one, or the exit-cost model's.
+        self.qemu = kvmcost["qemu"] if kvmcost else "qemu-system-x86_64"
+        self.ledger_path = os.path.join(workdir, "kvmcost-ledger.json") if kvmcost else None
+        self.snapshots = 0
         self.insns = InsnCounter(workdir, interval_ms, profile=profile) if accel == "tcg" else None
         self.trace = TraceCounter(workdir, trace_events)
         self.qmp_path = os.path.join(workdir, "qmp.sock") if accel == "kvm" else None
@@ -47,6 +56,10 @@ class RunCounters:
             args += self.insns.qemu_args()
         if self.qmp_path:
             args += qmp_args(self.qmp_path)
+        if self.kvmcost:
+            import kvmcost
+            args += kvmcost.args_for(self.kvmcost["cost_file"], self.ledger_path,
+                                     dilation=self.kvmcost["dilation"])
         return args
 
     def start(self):
@@ -74,6 +87,11 @@ class RunCounters:
             snap["insns"] = None
         if self.qmp:
             snap["kvm"] = read_kvm_stats(self.qmp)
+        if self.kvmcost:
+            import kvmcost
+            self.snapshots += 1
+            out = os.path.join(self.workdir, f"kvmcost-{self.snapshots}.json")
+            snap["kvmcost"] = kvmcost.snapshot(self.ledger_path, out)
         return snap
 
     def stop(self):
@@ -88,8 +106,11 @@ def per_request(a, b, requests):
     Returns a dict: seconds, insns_per_req (None under KVM), notifies_per_req, irqs_per_req,
     exit_equiv_per_req (notifications + interrupts, the TCG stand-in for exits; both None
     under KVM, where kvm_exits_per_req is the real figure),
-    vcpu_util (share of a host core, summed over vCPUs), and under KVM kvm_exits_per_req and
-    kvm_injections_per_req."""
+    vcpu_util (share of a host core, summed over vCPUs), d_insn (tools/kvmcost/dilation.py:
+    host clock over TCG's instruction rate while busy, CPI 1), and under KVM kvm_exits_per_req
+    and kvm_injections_per_req. With the kvmcost ledger in both snapshots: "kvmcost"
+    (ledger.figures: by kind, per second and per request), and exits, interrupts (timers and
+    IPIs too: all_irqs_per_req) and exit_equiv_per_req from it."""
     n = max(requests, 1)
     seconds = (b["mono_ns"] - a["mono_ns"]) / 1e9
     diff = {k: b["trace"].get(k, 0) - a["trace"].get(k, 0) for k in b["trace"] if k != "mono_ns"}
@@ -106,6 +127,18 @@ def per_request(a, b, requests):
     out["vcpu_util"] = None
     if a.get("threads") and b.get("threads"):
         out["vcpu_util"] = sum(utilization(a["threads"], b["threads"]).values())
+    out["d_insn"] = None
+    if out["insns_per_req"] is not None and out["vcpu_util"]:
+        from kvmcost import dilation
+        out["d_insn"] = dilation.from_instructions(out["insns_per_req"] * n,
+                                                   out["vcpu_util"] * seconds,
+                                                   dilation.host_clock_hz())
+    if a.get("kvmcost") and b.get("kvmcost"):
+        led = out["kvmcost"] = ledger.figures(a["kvmcost"], b["kvmcost"], requests, seconds)
+        out["ledger_exits_per_req"] = led["exits_per_req"]
+        out["all_irqs_per_req"] = out["ledger_irqs_per_req"] = led["irqs_per_req"]
+        out["exit_ns_per_req"] = led["exit_ns_per_req"]
+        out["exit_equiv_per_req"] = led["exits_per_req"] + led["irqs_per_req"]
     if "kvm" in a and "kvm" in b:
         d = {k: v - a["kvm"].get(k, 0) for k, v in b["kvm"].items()}
         out["kvm_exits_per_req"] = d.get("exits", 0) / n
