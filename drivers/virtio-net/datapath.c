@@ -17,6 +17,16 @@ static void kick(struct vnet *dev, struct virtq *q, uint16_t qidx, uint64_t *cou
     }
 }
 
+/* Counts a released batch in hist by how long its oldest frame (held since `since`) waited. */
+static void count_hold(const struct vnet *dev, uint64_t *hist, uint64_t since)
+{
+    uint64_t held = vnet_now(dev) - since;
+    int i = 0;
+    while (i < VNET_HOLD_BUCKETS - 1 && held >= dev->hold_bound_tsc[i])
+        i++;
+    hist[i]++;
+}
+
 /* Gives every buffer the driver holds back to the device (5.1.6.3: device-writable, each big
  * enough for header and a full frame) and notifies it if it waits for buffers. */
 void vnet_refill_rx(struct vnet *dev)
@@ -59,6 +69,7 @@ static int flush_tx(struct vnet *dev)
     if (n) {
         kick(dev, &dev->tx, VNET_TXQ, &dev->st.tx_kicks);
         dev->st.tx_batches++;
+        count_hold(dev, dev->st.tx_hold_hist, dev->tx_oldest_tsc);
     }
     return n;
 }
@@ -185,6 +196,8 @@ static int harvest_rx(struct vnet *dev, uint64_t now)
 static int deliver_rx(struct vnet *dev, vnet_rx_fn cb, void *arg)
 {
     uint16_t n = dev->nheld;
+    if (n)
+        count_hold(dev, dev->st.rx_hold_hist, dev->rx_oldest_tsc);
     for (uint16_t i = 0; i < n; i++) {
         dev->frames[i].data = dev->rx_buf + (uint64_t)dev->held_id[i] * VNET_BUF_SIZE
                               + VNET_HDR_LEN;

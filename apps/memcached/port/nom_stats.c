@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <nom/adapt.h>
+#include <nom/net.h>
 
 /* memcached.h's callback type and server_stats (conn is opaque here). */
 typedef void (*ADD_STAT)(const char *key, const uint16_t klen, const char *val,
@@ -27,6 +28,42 @@ static void add_double(ADD_STAT add_stats, void *c, const char *key, int valid, 
     add(add_stats, c, key, valid ? val : "none");
 }
 
+static void add_uint(ADD_STAT add_stats, void *c, const char *key, uint64_t v)
+{
+    char val[24];
+    snprintf(val, sizeof val, "%llu", (unsigned long long)v);
+    add(add_stats, c, key, val);
+}
+
+/* A list of n counts, comma-separated (the hold histograms: nom/net.h). */
+static void add_list(ADD_STAT add_stats, void *c, const char *key, const uint64_t *v, int n)
+{
+    char val[NOM_NET_HOLD_BUCKETS * 21];
+    int at = 0;
+    for (int i = 0; i < n && at < (int)sizeof val; i++)
+        at += snprintf(val + at, sizeof val - (size_t)at, "%s%llu", i ? "," : "",
+                       (unsigned long long)v[i]);
+    add(add_stats, c, key, val);
+}
+
+/* The data path's exit-causing events and how long batches were held (issue 11, item 4):
+ * the hold histograms' bucket i counts batches held below hold_hist_bounds_us[i] us. */
+static void add_net_stats(ADD_STAT add_stats, void *c)
+{
+    static const uint64_t bounds[NOM_NET_HOLD_BUCKETS - 1] = NOM_NET_HOLD_BOUNDS_US;
+    struct nom_net_stats st;
+    nom_net_stats(&st);
+    add_uint(add_stats, c, "net_tx_kicks", st.tx_kicks);
+    add_uint(add_stats, c, "net_rx_kicks", st.rx_kicks);
+    add_uint(add_stats, c, "net_interrupts", st.interrupts);
+    add_uint(add_stats, c, "net_rx_batches", st.rx_batches);
+    add_uint(add_stats, c, "net_tx_batches", st.tx_batches);
+    add_uint(add_stats, c, "net_arms", st.arms);
+    add_list(add_stats, c, "net_hold_hist_bounds_us", bounds, NOM_NET_HOLD_BUCKETS - 1);
+    add_list(add_stats, c, "net_rx_hold_hist", st.rx_hold_hist, NOM_NET_HOLD_BUCKETS);
+    add_list(add_stats, c, "net_tx_hold_hist", st.tx_hold_hist, NOM_NET_HOLD_BUCKETS);
+}
+
 void __wrap_server_stats(ADD_STAT add_stats, void *c)
 {
     struct nom_adapt_status a;
@@ -40,4 +77,5 @@ void __wrap_server_stats(ADD_STAT add_stats, void *c)
     add(add_stats, c, "load_class", nom_load_name(a.load));
     add_double(add_stats, c, "bandwidth_price_usd_per_gbit", a.has_price, a.price);
     add_double(add_stats, c, "profit_rate_usd_per_s", a.has_rate, a.profit_rate);
+    add_net_stats(add_stats, c);
 }

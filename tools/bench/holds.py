@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""How long nom's virtio-net driver really holds a batch, per W (issue 11, item 4).
+
+    python3 tools/bench/holds.py --w 0,10,40 --seconds 5             # memcached under "many"
+    python3 tools/bench/holds.py --w 10 --phase single --kvmcost skylake --output /tmp/h.json
+
+Boots nom with memcached alone at each W (tools/bench/guests.py's image), loads it with the
+experiment's load of the phase (tools/loadgen, memcaslap), and reads memcached's `stats` before
+and after: the driver's hold histograms (drivers/virtio-net/virtio_net.h: batches by how long
+their oldest frame waited, in the guest's clock) and its kicks and interrupts. Prints, per W,
+ops/s and the hold percentiles of rx and tx batches (the upper bound of the bucket holding
+the percentile) and the share of batches held W + 5 us or longer. Under --kvmcost the guest's
+clock is TCG's real time: the undilated (KVM-equivalent) hold is the figure / D.
+"""
+import argparse
+import json
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import kvmcost  # noqa: E402
+import loadgen  # noqa: E402
+import vmcounters  # noqa: E402
+from bench.guests import NomBenchDriver  # noqa: E402
+from experiment.labdriver import prepare  # noqa: E402
+from experiment.machine import describe  # noqa: E402
+from loadgen import apps  # noqa: E402
+from nomvm import choose_accel  # noqa: E402
+
+APP = "memcached"
+
+
+def memcached_stats(lab):
+    """memcached's `stats` as {name: text} (from inside the lab)."""
+    script = (f"exec 3<>/dev/tcp/{lab.guest_ip}/{apps.MEMCACHED_PORT}; printf 'stats\\r\\n' >&3;"
+              " while read -r line <&3; do echo \"$line\"; [ \"${line%$'\\r'}\" = END ] && break;"
+              " done")
+    r = lab.run(["timeout", "20", "bash", "-c", script], timeout=60)
+    out = {}
+    for line in r.stdout.splitlines():
+        words = line.strip().split(" ", 2)
+        if len(words) == 3 and words[0] == "STAT":
+            out[words[1]] = words[2]
+    if "net_rx_hold_hist" not in out:
+        raise RuntimeError(f"memcached's stats have no hold histogram: {r.stdout[-300:]!r}")
+    return out
+
+
+def histogram(stats, name):
+    return [int(x) for x in stats[name].split(",")]
+
+
+def percentile_bound(counts, bounds, q):
+    """The upper bound (us) of the bucket holding the q-quantile of counts; None if empty,
+    float("inf") for the open last bucket."""
+    total = sum(counts)
+    if not total:
+        return None
+    seen = 0
+    for i, n in enumerate(counts):
+        seen += n
+        if seen >= q * total:
+            return bounds[i] if i < len(bounds) else float("inf")
+    return float("inf")
+
+
+def share_at_least(counts, bounds, us):
+    """The share of batches in buckets whose lower bound is >= us (held at least us)."""
+    total = sum(counts)
+    if not total:
+        return None
+    lows = [0] + list(bounds)
+    return sum(n for low, n in zip(lows, counts) if low >= us) / total
+
+
+def summary(before, after, w_us):
+    bounds = [int(x) for x in after["net_hold_hist_bounds_us"].split(",")]
+    out = {"bounds_us": bounds}
+    for side in ("rx", "tx"):
+        counts = [b - a for a, b in zip(histogram(before, f"net_{side}_hold_hist"),
+                                        histogram(after, f"net_{side}_hold_hist"))]
+        out[side] = {"counts": counts, "batches": sum(counts),
+                     "p50_us_le": percentile_bound(counts, bounds, 0.5),
+                     "p99_us_le": percentile_bound(counts, bounds, 0.99),
+                     "share_ge_w_plus_5": share_at_least(counts, bounds, w_us + 5)}
+    for k in ("net_tx_kicks", "net_rx_kicks", "net_interrupts", "net_arms"):
+        out[k] = int(after[k]) - int(before[k])
+    return out
+
+
+def measure(w_us, phase, seconds, accel, workdir, cost_model):
+    prepare()
+    driver = NomBenchDriver(accel)
+    driver.kvmcost_name = cost_model
+    variant = {"name": f"w={w_us}", "w_us": w_us}
+    try:
+        info = driver.start(APP, variant, workdir)
+        loadgen.run_phase(APP, phase, 1.0, driver.lab, os.path.join(workdir, "warmup"))
+        s0 = memcached_stats(driver.lab)
+        c0 = driver.counters.snapshot()
+        fig = loadgen.run_phase(APP, phase, seconds, driver.lab, workdir)
+        c1 = driver.counters.snapshot()
+        s1 = memcached_stats(driver.lab)
+    finally:
+        driver.stop()
+    row = {"w_us": w_us, "phase": phase, "ops_s": fig["ops"] / fig.get("seconds", seconds),
+           "latency_us": fig.get("latency_us"), "holds": summary(s0, s1, w_us),
+           "counters": vmcounters.per_request(c0, c1, fig["ops"])}
+    if info.get("kvmcost"):
+        row["kvmcost"] = info["kvmcost"]
+    return row
+
+
+def show(row):
+    h = row["holds"]
+    d = (row.get("kvmcost") or {}).get("dilation")
+    print(f"W={row['w_us']:>2} {row['phase']:6s} {row['ops_s']:8.0f} ops/s  "
+          f"rx batches {h['rx']['batches']:7d} p50<={h['rx']['p50_us_le']} p99<={h['rx']['p99_us_le']}"
+          f" >=W+5: {100 * (h['rx']['share_ge_w_plus_5'] or 0):5.1f}%  "
+          f"tx batches {h['tx']['batches']:7d} p50<={h['tx']['p50_us_le']} p99<={h['tx']['p99_us_le']}"
+          f" >=W+5: {100 * (h['tx']['share_ge_w_plus_5'] or 0):5.1f}%"
+          + (f"  D={d:.2f}" if d else ""), flush=True)
+    led = row["counters"].get("kvmcost")
+    if led:
+        print("      per op: " + ", ".join(f"{k} {v['per_req']:.3f}"
+                                          for k, v in led["by_kind"].items() if v["count"]),
+              flush=True)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--w", default="0,10,40", help="batching delays, us")
+    ap.add_argument("--phase", choices=("many", "single"), default="many")
+    ap.add_argument("--seconds", type=float, default=5.0)
+    ap.add_argument("--kvmcost", choices=kvmcost.CHOICES, default="off")
+    ap.add_argument("--output", help="JSON of every row")
+    args = ap.parse_args(argv)
+    accel, reason = choose_accel()
+    workdir = tempfile.mkdtemp(prefix="nomholds-")
+    rows = []
+    for w in (int(x) for x in args.w.split(",") if x.strip()):
+        rows.append(measure(w, args.phase, args.seconds, accel,
+                            os.path.join(workdir, f"w{w}"), args.kvmcost))
+        show(rows[-1])
+    if args.output:
+        with open(args.output, "w") as f:
+            json.dump({"machine": describe(accel, reason), "command": " ".join(
+                ["python3", "tools/bench/holds.py"] + (argv if argv is not None else sys.argv[1:])),
+                "rows": rows}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
