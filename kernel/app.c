@@ -25,6 +25,7 @@ void app_publish(struct app *a) {
     row->state = a->state;
     strncpy0(row->name, a->name, sizeof row->name);
     row->cores = a->live_ctxs;
+    row->mem_limit_pages = (uint32_t)a->mem_limit;
     row->mem_pages = a->mem_pages;
     row->exit_status = a->exit_status;
     row->cpu_ns = tsc_to_ns(a->cpu_tsc);
@@ -62,6 +63,13 @@ static void write_app_memory(struct app *a, uint64_t va, const void *src, uint64
     }
 }
 
+/* May a take npages more frames? Within its limit, and never the kernel's last frames: an
+ * application that exhausts memory gets -ENOMEM, the kernel keeps working. */
+bool app_may_take(const struct app *a, uint64_t npages) {
+    return npages <= a->mem_limit - a->mem_pages &&
+           npages + MEM_KERNEL_RESERVE <= frame_count_free();
+}
+
 static int map_fresh(struct app *a, uint64_t va, uint64_t flags) {
     uint64_t *pte = vm_lookup(a->pml4, va);
     if (pte && (*pte & PTE_P)) { /* two segments share this page: merge their permissions */
@@ -70,7 +78,7 @@ static int map_fresh(struct app *a, uint64_t va, uint64_t flags) {
             *pte &= ~PTE_NX;
         return 0;
     }
-    uint64_t pa = frame_alloc();
+    uint64_t pa = app_may_take(a, 1) ? frame_alloc() : 0;
     if (!pa)
         return -NOM_ENOMEM;
     if (vm_map_page(a->pml4, va, pa, flags | PTE_P | PTE_U | PTE_SW_FRAME) < 0) {
@@ -112,7 +120,8 @@ struct cmdline {
     char buf[CMDLINE_MAX];
     char *argv[MAX_WORDS], *envp[MAX_WORDS];
     int argc, envc;
-    bool publisher;
+    bool publisher, may_notify;
+    uint64_t mem_limit_mib; /* 0: all memory */
     int cpu; /* -1: any */
 };
 
@@ -120,7 +129,8 @@ struct cmdline {
 static const char *parse_cmdline(const char *line, struct cmdline *cl) {
     strncpy0(cl->buf, line, sizeof cl->buf);
     cl->argc = cl->envc = 0;
-    cl->publisher = false;
+    cl->publisher = cl->may_notify = false;
+    cl->mem_limit_mib = 0;
     cl->cpu = -1;
     char *p = cl->buf;
     while (*p) {
@@ -132,6 +142,10 @@ static const char *parse_cmdline(const char *line, struct cmdline *cl) {
         if (cl->argc == 0 && cl->envc == 0 && strncmp(w, "nom.", 4) == 0) {
             if (strncmp(w, "nom.price-publisher", 20) == 0)
                 cl->publisher = true;
+            else if (strncmp(w, "nom.notify", 11) == 0)
+                cl->may_notify = true;
+            else if (strncmp(w, "nom.mem-limit=", 14) == 0)
+                cl->mem_limit_mib = parse_u64(w + 14, NULL);
             else if (strncmp(w, "nom.cpu=", 8) == 0)
                 cl->cpu = (int)parse_u64(w + 8, NULL);
             else
@@ -204,6 +218,10 @@ static void app_start(const struct boot_module *m, struct cmdline *cl) {
         return;
     }
     a->price_publisher = cl->publisher;
+    a->may_notify = cl->may_notify;
+    a->mem_limit = frame_count_total();
+    if (cl->mem_limit_mib && cl->mem_limit_mib < a->mem_limit / 256)
+        a->mem_limit = cl->mem_limit_mib * 256;
     a->pml4 = vm_new_address_space();
     uint64_t entry = 0;
     err = a->pml4 ? load_image(a, m, &entry) : "out of memory";
@@ -231,8 +249,8 @@ static void app_start(const struct boot_module *m, struct cmdline *cl) {
     }
     a->state = NOM_APP_RUNNING;
     napps_started++;
-    kprintf("nom: app %s started (id %u, cpu %d%s)\n", a->name, a->id, cpu,
-            a->price_publisher ? ", price publisher" : "");
+    kprintf("nom: app %s started (id %u, cpu %d%s%s)\n", a->name, a->id, cpu,
+            a->price_publisher ? ", price publisher" : "", a->may_notify ? ", may notify" : "");
     app_publish(a);
     sched_add(c);
 }

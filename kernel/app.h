@@ -36,7 +36,6 @@ struct ctx {
     uint64_t irq_cookie[MAX_IRQS_PER_CTX];
     int irq_vector[MAX_IRQS_PER_CTX];
     uint32_t irq_device[MAX_IRQS_PER_CTX];
-    int nirqs;
 };
 
 struct app {
@@ -46,6 +45,8 @@ struct app {
     char name[NOM_NAME_LEN];
     uint64_t pml4;
     bool price_publisher;
+    bool may_notify;            /* nom.notify: may notify other applications */
+    uint64_t mem_limit;         /* pages; mem_pages never exceeds it */
     bool dying;
     int live_ctxs;
     struct ctx *ctxs;

@@ -19,6 +19,7 @@ extern const uint64_t isr_table[256];
 
 uint64_t fpu_area_size = 512;
 static bool have_xsave;
+bool smap_on;
 static uint64_t xcr0;
 uint8_t fpu_initial_state[4096] __attribute__((aligned(64)));
 
@@ -122,6 +123,30 @@ void fpu_restore(const void *area) {
         __asm__ volatile("fxrstor64 (%0)" ::"r"(area) : "memory");
 }
 
+/* Supervisor-mode execution and access prevention (SDM 4.6), where the CPU has them (QEMU's
+ * -cpu max does): ring 0 can then neither run nor touch a user page by its user address, so a
+ * kernel bug that follows an application's pointer faults instead of obeying it. The kernel
+ * never needs to: it reaches application memory through the direct map after checking the
+ * application's page table (vm.c copy_user), so it has no stac/clac windows to open. */
+static void protect_from_user_pages(struct cpu *c) {
+    uint32_t r[4];
+    cpuid(0, 0, r);
+    if (r[0] < 7)
+        return;
+    cpuid(7, 0, r);
+    uint64_t cr4;
+    __asm__ volatile("movq %%cr4, %0" : "=r"(cr4));
+    if (r[1] & (1u << 7))
+        cr4 |= 1ull << 20; /* SMEP */
+    if (r[1] & (1u << 20))
+        cr4 |= 1ull << 21; /* SMAP */
+    __asm__ volatile("movq %0, %%cr4" ::"r"(cr4));
+    smap_on = r[1] & (1u << 20);
+    if (c->index == 0)
+        kprintf("nom: smep %s, smap %s\n", (r[1] & (1u << 7)) ? "on" : "absent",
+                smap_on ? "on" : "absent");
+}
+
 /* Called on each CPU with its struct cpu: tables, GS, FPU, system calls. */
 void cpu_init_this(struct cpu *c) {
     c->self = c;
@@ -137,4 +162,5 @@ void cpu_init_this(struct cpu *c) {
         fpu_save(fpu_initial_state);
     }
     syscall_init_this();
+    protect_from_user_pages(c);
 }

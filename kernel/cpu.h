@@ -16,6 +16,7 @@
 #define VEC_IRQ_LAST  239
 #define VEC_TIMER     240
 #define VEC_RESCHED   241  /* IPI: re-run the scheduler on this CPU */
+#define VEC_SYNC      242  /* IPI: drop cached TLB entries / I/O bitmap (sched_sync_app) */
 #define VEC_SPURIOUS  255
 
 /* Pushed by entry.S on every kernel entry; the same layout for syscalls, so one exit path. */
@@ -54,6 +55,8 @@ struct cpu {
     bool need_resched;     /* switch contexts before returning to ring 3 */
     uint64_t idle_tsc, idle_since;
     const uint8_t *io_bitmap_loaded;
+    volatile uint32_t sync_pending; /* SYNC_* this CPU must apply before running ring 3 again */
+    volatile bool in_kernel; /* false only from the exit to ring 3 until the next kernel entry */
     uint64_t gdt[7];
     struct tss tss __attribute__((aligned(16)));
 };

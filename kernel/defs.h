@@ -100,6 +100,7 @@ void fpu_save(void *area);
 void fpu_restore(const void *area);
 extern uint64_t fpu_area_size;
 extern uint8_t fpu_initial_state[];
+extern bool smap_on;
 static inline uint64_t rdtsc(void) {
     uint32_t lo, hi;
     __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
@@ -158,10 +159,12 @@ uint32_t pci_config_read(const struct pci_dev *d, uint32_t off, uint32_t size);
 void pci_config_write(const struct pci_dev *d, uint32_t off, uint32_t size, uint32_t v);
 struct pci_dev *pci_device(uint32_t index);
 uint32_t pci_device_count(void);
-void pci_enable(struct pci_dev *d, bool on);
+int pci_reset_for_owner(struct pci_dev *d);
+void pci_quiesce(struct pci_dev *d);
 int pci_msix_program(struct pci_dev *d, uint32_t entry, uint32_t apic_id, uint32_t vector);
 void pci_msix_disable(struct pci_dev *d);
-bool pci_config_write_allowed(const struct pci_dev *d, uint32_t off, uint32_t size);
+bool pci_msix_page(const struct pci_dev *d, uint64_t pa);
+bool pci_config_write_allowed(const struct pci_dev *d, uint32_t off, uint32_t size, uint32_t v);
 
 /* bb.c: the bulletin board */
 void bb_init(void);
@@ -181,6 +184,8 @@ void app_exit(struct app *a, int64_t status);
 void app_reap_context(struct ctx *c);
 void app_publish(struct app *a);
 void app_publish_cpu_time(struct app *a);
+#define MEM_KERNEL_RESERVE 1024 /* frames applications cannot take: page tables, contexts */
+bool app_may_take(const struct app *a, uint64_t npages);
 
 /* sched.c */
 void sched_init_cpu(struct cpu *c);
@@ -195,6 +200,11 @@ void sched_reprogram_timer(void);
 void sched_kick_cpu(int cpu);
 struct ctx *ctx_create(struct app *a, int cpu, uint64_t entry, uint64_t stack_top, uint64_t arg);
 int sched_pick_cpu(bool need_free);
+#define SYNC_TLB   0x1u /* page-table entries of the application were removed or narrowed */
+#define SYNC_IOMAP 0x2u /* its I/O bitmap changed */
+void sched_sync_app(struct app *a, uint32_t what);
+void sched_sync_apply(struct cpu *cpu);
+void sched_enter_kernel(void);
 
 /* syscall.c */
 void syscall_init_this(void);

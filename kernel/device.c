@@ -1,9 +1,11 @@
-/* device.c: handing PCI devices to applications (paper 3.5). Acquiring maps the device's memory
- * BARs into the owner (uncached) and opens its I/O-port BARs in the owner's I/O bitmap; MSI-X
- * interrupts become upcalls. DMA runs in trusted mode: the owner learns physical addresses
- * (NOM_SYS_VIRT_TO_PHYS) and programs the device itself, so it must be trusted not to aim the
- * device at memory it does not own. Releasing (or the owner's death) turns bus mastering off
- * before any of the owner's frames can be reused. */
+/* device.c: handing PCI devices to applications (paper 3.5). Acquiring resets the device, maps
+ * its memory BARs into the owner (uncached; not the pages of the MSI-X table and pending bits,
+ * which the kernel programs for irq_attach) and opens its I/O-port BARs in the owner's I/O
+ * bitmap; MSI-X interrupts become upcalls. DMA runs in trusted mode: the owner learns physical
+ * addresses (NOM_SYS_VIRT_TO_PHYS) and programs the device itself, so it must be trusted not to
+ * aim the device at memory it does not own. Releasing (or the owner's death) takes the mappings
+ * away on every vCPU, then resets the device and turns bus mastering off, before any of the
+ * owner's frames can be reused. */
 #include "defs.h"
 #include "cpu.h"
 #include "app.h"
@@ -34,14 +36,6 @@ static void io_ports(struct app *a, uint64_t first, uint64_t n, bool allow) {
     }
 }
 
-static void reload_io_bitmap(struct app *a) {
-    struct cpu *cpu = this_cpu();
-    if (cpu->current && cpu->current->app == a) {
-        cpu->io_bitmap_loaded = NULL;
-        cpu_set_io_bitmap(cpu, a->io_bitmap);
-    }
-}
-
 static void unmap_bars(struct app *a, struct pci_dev *d, uint32_t index) {
     for (int b = 0; b < NOM_PCI_BARS; b++) {
         if (d->bar_kind[b] == NOM_BAR_MEM && grants[index].va[b]) {
@@ -58,6 +52,8 @@ int device_acquire(struct app *a, uint32_t index, uint64_t grant_uva) {
     struct pci_dev *d = pci_device(index);
     if (!d)
         return -NOM_ENOENT;
+    if (!d->assignable)
+        return -NOM_EPERM;
     if (d->owner)
         return -NOM_EBUSY;
     if (!vm_user_range_ok(a->pml4, grant_uva, sizeof(struct nom_device_grant), true))
@@ -67,6 +63,7 @@ int device_acquire(struct app *a, uint32_t index, uint64_t grant_uva) {
     uint64_t *next = &window_next[a->id - 1];
     if (!*next)
         *next = NOM_DEVICE_WINDOW;
+    uint64_t window_start = *next;
     for (int b = 0; b < NOM_PCI_BARS; b++) {
         g.bar_kind[b] = d->bar_kind[b];
         g.bar_size[b] = d->bar_size[b];
@@ -84,25 +81,34 @@ int device_acquire(struct app *a, uint32_t index, uint64_t grant_uva) {
             uint64_t pages = PAGE_ROUND_UP(d->bar_size[b]) / PAGE_SIZE;
             if (*next + pages * PAGE_SIZE > NOM_DEVICE_WINDOW_END)
                 goto nomem;
-            for (uint64_t i = 0; i < pages; i++)
-                if (vm_map_page(a->pml4, *next + i * PAGE_SIZE, d->bar_base[b] + i * PAGE_SIZE,
+            grants[index].va[b] = *next; /* before mapping: a failure unmaps what was mapped */
+            for (uint64_t i = 0; i < pages; i++) {
+                uint64_t pa = PAGE_ROUND_DOWN(d->bar_base[b]) + i * PAGE_SIZE;
+                if (!pci_msix_page(d, pa) &&
+                    vm_map_page(a->pml4, *next + i * PAGE_SIZE, pa,
                                 PTE_P | PTE_U | PTE_W | PTE_PCD | PTE_PWT | PTE_NX | PTE_SW_DEVICE) < 0)
                     goto nomem;
-            grants[index].va[b] = *next;
+            }
             g.bar_addr[b] = *next + (d->bar_base[b] & (PAGE_SIZE - 1));
             *next += pages * PAGE_SIZE;
         }
     }
     g.msix_entries = d->msix_entries;
+    int r = pci_reset_for_owner(d);
+    if (r < 0)
+        goto undo;
     d->owner = a->id;
-    reload_io_bitmap(a);
-    pci_enable(d, true);
+    sched_sync_app(a, SYNC_IOMAP);
     copy_to_user(a->pml4, grant_uva, &g, sizeof g);
     publish_device(index, a->id);
     return 0;
 nomem:
+    r = -NOM_ENOMEM;
+undo:
     unmap_bars(a, d, index);
-    return -NOM_ENOMEM;
+    sched_sync_app(a, SYNC_TLB | SYNC_IOMAP);
+    *next = window_start;
+    return r;
 }
 
 static void detach_vectors(uint32_t index) {
@@ -123,11 +129,11 @@ int device_release(struct app *a, uint32_t index) {
         return -NOM_ENOENT;
     if (d->owner != a->id)
         return -NOM_EPERM;
-    pci_msix_disable(d);
-    pci_enable(d, false);
     detach_vectors(index);
     unmap_bars(a, d, index);
-    reload_io_bitmap(a);
+    sched_sync_app(a, SYNC_TLB | SYNC_IOMAP); /* no vCPU of a reaches the device any more */
+    pci_msix_disable(d);
+    pci_quiesce(d);
     d->owner = 0;
     publish_device(index, 0);
     return 0;
@@ -147,7 +153,10 @@ int device_irq_attach(struct ctx *c, uint32_t index, uint32_t entry, uint64_t co
         return -NOM_EPERM;
     if (!d->msix_cap || entry >= d->msix_entries)
         return -NOM_EINVAL;
-    if (c->nirqs == MAX_IRQS_PER_CTX)
+    int slot = 0;
+    while (slot < MAX_IRQS_PER_CTX && c->irq_vector[slot])
+        slot++; /* slots of released devices are free again */
+    if (slot == MAX_IRQS_PER_CTX)
         return -NOM_ENOMEM;
     int v = irq_alloc_vector();
     if (v < 0)
@@ -157,7 +166,6 @@ int device_irq_attach(struct ctx *c, uint32_t index, uint32_t entry, uint64_t co
         irq_free_vector(v);
         return r;
     }
-    int slot = c->nirqs++;
     c->irq_cookie[slot] = cookie;
     c->irq_vector[slot] = v;
     c->irq_device[slot] = index;

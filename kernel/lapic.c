@@ -81,6 +81,8 @@ static void pic_disable(void) {
 void lapic_init_boot(uint64_t lapic_phys) {
     pic_disable();
     lapic = vm_map_mmio(lapic_phys, PAGE_SIZE);
+    if (!lapic)
+        panic("no memory to map the local APIC");
     wrmsr(0x1b, rdmsr(0x1b) | (1 << 11)); /* APIC global enable */
     lapic_init_this();
     calibrate();

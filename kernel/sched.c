@@ -57,6 +57,7 @@ void sched_remove(struct ctx *c) {
 
 void sched_init_cpu(struct cpu *c) {
     c->current = NULL;
+    c->in_kernel = true;
     c->idle_since = rdtsc();
 }
 
@@ -273,6 +274,54 @@ void ctx_free(struct ctx *c) {
     frame_free_contig(V2P(c->kstack), KSTACK_SIZE / PAGE_SIZE);
     frame_free(V2P(c->fpu));
     ctx_used[c - ctx_pool] = false;
+}
+
+/* What a CPU caches of its application's rights: TLB entries (a full CR3 reload drops them;
+ * user pages are never global) and its TSS copy of the I/O bitmap. Runs in the SYNC IPI's
+ * handler without the kernel lock (the CPU that asked holds it and waits), and on the way back
+ * to ring 3 for a request that arrived while this CPU was in the kernel. */
+void sched_sync_apply(struct cpu *cpu) {
+    uint32_t what = __atomic_exchange_n(&cpu->sync_pending, 0, __ATOMIC_ACQ_REL);
+    if (what & SYNC_TLB) {
+        uint64_t cr3;
+        __asm__ volatile("movq %%cr3, %0; movq %0, %%cr3" : "=r"(cr3)::"memory");
+    }
+    if (what & SYNC_IOMAP) {
+        cpu->io_bitmap_loaded = NULL;
+        cpu_set_io_bitmap(cpu, cpu->current ? cpu->current->app->io_bitmap : NULL);
+    }
+}
+
+/* Every kernel entry from ring 3, before it waits for the kernel lock. */
+void sched_enter_kernel(void) {
+    __atomic_store_n(&this_cpu()->in_kernel, true, __ATOMIC_SEQ_CST);
+}
+
+/* After the kernel unmapped pages of a or revoked its ports: no vCPU may go on using them. This
+ * CPU reloads its I/O bitmap at once (its TLB entries the caller already flushed page by page,
+ * vm_flush_page); every other vCPU running a context of a gets a SYNC IPI, and the
+ * caller (holding the kernel lock, so nothing it freed can be handed out meanwhile) waits until
+ * that vCPU has applied it, or has entered the kernel, where it applies it before going back to
+ * ring 3 (it may be waiting for this very lock with interrupts off). Intel SDM 4.10.5. */
+void sched_sync_app(struct app *a, uint32_t what) {
+    struct cpu *me = this_cpu();
+    if (me->current && me->current->app == a && (what & SYNC_IOMAP)) {
+        __atomic_or_fetch(&me->sync_pending, SYNC_IOMAP, __ATOMIC_ACQ_REL);
+        sched_sync_apply(me);
+    }
+    bool asked[MAX_CPUS] = {false};
+    for (int i = 0; i < ncpus; i++) {
+        struct cpu *c = &cpus[i];
+        if (c == me || !c->current || c->current->app != a)
+            continue;
+        __atomic_or_fetch(&c->sync_pending, what, __ATOMIC_ACQ_REL);
+        lapic_send_ipi(c->apic_id, VEC_SYNC);
+        asked[i] = true;
+    }
+    for (int i = 0; i < ncpus; i++)
+        while (asked[i] && __atomic_load_n(&cpus[i].sync_pending, __ATOMIC_ACQUIRE) &&
+               !__atomic_load_n(&cpus[i].in_kernel, __ATOMIC_ACQUIRE))
+            __asm__ volatile("pause");
 }
 
 /* need_free: a vCPU with no context at all (core_acquire); else the least loaded one. */

@@ -4,6 +4,7 @@
 #include "defs.h"
 #include "cpu.h"
 #include "app.h"
+#include "pci.h"
 
 #define MSR_EFER 0xc0000080
 #define MSR_STAR 0xc0000081
@@ -38,6 +39,15 @@ static int64_t sys_console_write(struct ctx *c, uint64_t buf, uint64_t len) {
     return (int64_t)len;
 }
 
+/* The present PTE of the page at va, or NULL; *next is the next page worth looking at: past the
+ * whole 2 MiB when va has no page table, so a call over a huge empty range walks each 2 MiB
+ * once, not each page (all of this runs under the kernel lock). */
+static uint64_t *present_pte(uint64_t pml4, uint64_t va, uint64_t *next) {
+    uint64_t *pte = vm_lookup(pml4, va);
+    *next = pte ? va + PAGE_SIZE : (va | ((2ull << 20) - 1)) + 1;
+    return pte && (*pte & PTE_P) ? pte : NULL;
+}
+
 /* Maps npages zeroed frames; all or nothing. */
 static int64_t sys_mem_map(struct ctx *c, uint64_t va, uint64_t npages, uint64_t flags) {
     struct app *a = c->app;
@@ -46,13 +56,11 @@ static int64_t sys_mem_map(struct ctx *c, uint64_t va, uint64_t npages, uint64_t
         return -NOM_EINVAL;
     if (va < NOM_USER_MIN || va >= NOM_DEVICE_WINDOW || npages > (NOM_DEVICE_WINDOW - va) / PAGE_SIZE)
         return -NOM_EINVAL;
-    for (uint64_t i = 0; i < npages; i++) {
-        uint64_t *pte = vm_lookup(a->pml4, va + i * PAGE_SIZE);
-        if (pte && (*pte & PTE_P))
-            return -NOM_EBUSY;
-    }
-    if (npages > frame_count_free())
+    if (!app_may_take(a, npages)) /* first: it bounds the walk below by free memory */
         return -NOM_ENOMEM;
+    for (uint64_t p = va, end = va + npages * PAGE_SIZE, next; p < end; p = next)
+        if (present_pte(a->pml4, p, &next))
+            return -NOM_EBUSY;
     uint64_t pte_flags = PTE_P | PTE_U | PTE_SW_FRAME | ((flags & NOM_MAP_WRITE) ? PTE_W : 0) |
                          ((flags & NOM_MAP_EXEC) ? 0 : PTE_NX);
     uint64_t contig = 0;
@@ -84,18 +92,19 @@ static int64_t sys_mem_unmap(struct ctx *c, uint64_t va, uint64_t npages) {
     if ((va & (PAGE_SIZE - 1)) || npages == 0 || !user_addr_ok(va, npages * PAGE_SIZE) ||
         npages > (1ull << 24))
         return -NOM_EINVAL;
-    for (uint64_t i = 0; i < npages; i++) {
-        uint64_t *pte = vm_lookup(a->pml4, va + i * PAGE_SIZE);
-        if (pte && (*pte & PTE_P) && !(*pte & PTE_SW_FRAME))
+    uint64_t end = va + npages * PAGE_SIZE, next;
+    for (uint64_t p = va; p < end; p = next) {
+        uint64_t *pte = present_pte(a->pml4, p, &next);
+        if (pte && !(*pte & PTE_SW_FRAME))
             return -NOM_EPERM; /* device or bulletin-board page */
     }
-    for (uint64_t i = 0; i < npages; i++) {
-        uint64_t *pte = vm_lookup(a->pml4, va + i * PAGE_SIZE);
-        if (pte && (*pte & PTE_P)) {
-            vm_unmap_page(a->pml4, va + i * PAGE_SIZE);
+    for (uint64_t p = va; p < end; p = next) {
+        if (present_pte(a->pml4, p, &next)) {
+            vm_unmap_page(a->pml4, p);
             a->mem_pages--;
         }
     }
+    sched_sync_app(a, SYNC_TLB); /* before any freed frame can be someone else's */
     return 0;
 }
 
@@ -116,6 +125,7 @@ static int64_t sys_mem_protect(struct ctx *c, uint64_t va, uint64_t npages, uint
                ((flags & NOM_MAP_EXEC) ? 0 : PTE_NX);
         vm_flush_page(va + i * PAGE_SIZE);
     }
+    sched_sync_app(a, SYNC_TLB);
     return 0;
 }
 
@@ -177,10 +187,11 @@ static int64_t sys_timer_set(struct ctx *c, uint64_t deadline) {
 }
 
 static int64_t sys_notify(struct ctx *c, uint64_t app_id, uint64_t bits) {
-    (void)c;
     struct app *t = app_by_id((uint32_t)app_id);
     if (app_id > 0xffffffffull || !t || t->state != NOM_APP_RUNNING || !t->ctxs)
         return -NOM_ENOENT;
+    if (t != c->app && !c->app->may_notify)
+        return -NOM_EPERM;
     if (bits == 0)
         return -NOM_EINVAL;
     t->ctxs->notify_pending |= bits;
@@ -223,19 +234,16 @@ static int64_t sys_app_report(struct ctx *c, uint64_t ureport) {
 
 static int64_t sys_pci_config(struct ctx *c, uint64_t index, uint64_t off, uint64_t size,
                               bool write, uint64_t value) {
-    struct pci_dev *d = pci_device((uint32_t)index);
-    struct nom_bb *bb = (struct nom_bb *)bb_begin_write();
-    bool owned = d && index < NOM_BB_MAX_DEVICES && bb->devices[index].owner == c->app->id;
-    bb_end_write();
-    if (!d || index > 0xffffffffull)
+    struct pci_dev *d = index > 0xffffffffull ? NULL : pci_device((uint32_t)index);
+    if (!d)
         return -NOM_ENOENT;
-    if (!owned)
+    if (d->owner != c->app->id) /* the kernel's own record: reading needs no board write */
         return -NOM_EPERM;
     if ((size != 1 && size != 2 && size != 4) || (off & (size - 1)) || off >= 256)
         return -NOM_EINVAL;
     if (!write)
         return pci_config_read(d, (uint32_t)off, (uint32_t)size);
-    if (!pci_config_write_allowed(d, (uint32_t)off, (uint32_t)size))
+    if (!pci_config_write_allowed(d, (uint32_t)off, (uint32_t)size, (uint32_t)value))
         return -NOM_EPERM;
     pci_config_write(d, (uint32_t)off, (uint32_t)size, (uint32_t)value);
     return 0;
@@ -304,6 +312,7 @@ static int64_t syscall_do(struct ctx *c, struct trapframe *tf, bool *redirected)
 /* Returns 0 when sysret may return to ring 3 (the frame still describes the caller right after
  * its syscall instruction), non-zero when the frame was redirected and iretq must be used. */
 uint64_t syscall_dispatch(struct trapframe *tf) {
+    sched_enter_kernel();
     klock_acquire();
     struct ctx *c = this_cpu()->current;
     bool redirected = false;

@@ -99,11 +99,23 @@ void trap_exit_to_user(struct trapframe *tf) {
         schedule(); /* returns when this context runs again */
     }
     upcall_deliver_pending(cpu->current, tf);
+    if (cpu->sync_pending)
+        sched_sync_apply(cpu);
+    __atomic_store_n(&cpu->in_kernel, false, __ATOMIC_SEQ_CST);
     klock_release();
 }
 
 void trap_dispatch(struct trapframe *tf) {
     bool from_user = (tf->cs & 3) == 3;
+    if (smap_on) /* an interrupt gate keeps ring 3's AC flag, which would switch SMAP off */
+        __asm__ volatile("clac" ::: "memory");
+    if (tf->vector == VEC_SYNC) { /* no lock: the CPU that sent it holds it and waits */
+        sched_sync_apply(this_cpu());
+        lapic_eoi();
+        return;
+    }
+    if (from_user)
+        sched_enter_kernel();
     if (!from_user) {
         if (tf->vector < 32) {
             kprintf("nom: PANIC: %s in the kernel (cpu %lu)\n", exception_name(tf->vector),

@@ -56,7 +56,8 @@ void vm_init(uint64_t max_phys) {
     }
 }
 
-/* Maps MMIO uncached into the direct map and returns its kernel address. */
+/* Maps MMIO uncached into the direct map and returns its kernel address; NULL when no frame is
+ * left for a page table (callers at boot panic, later ones fail with an error). */
 void *vm_map_mmio(uint64_t pa, uint64_t size) {
     for (uint64_t p = PAGE_ROUND_DOWN(pa); p < pa + size; p += PAGE_SIZE) {
         uint64_t *pde = walk(kernel_pml4, DIRECT_MAP + p, 1, false, 0);
@@ -69,7 +70,7 @@ void *vm_map_mmio(uint64_t pa, uint64_t size) {
         }
         uint64_t *pte = walk(kernel_pml4, DIRECT_MAP + p, 0, true, PTE_P | PTE_W);
         if (!pte)
-            panic("vm_map_mmio: out of memory");
+            return NULL;
         *pte = p | PTE_P | PTE_W | PTE_PCD | PTE_PWT | PTE_NX;
         vm_flush_page(DIRECT_MAP + p);
     }
@@ -136,8 +137,8 @@ void vm_switch(uint64_t pml4) {
         __asm__ volatile("movq %0, %%cr3" ::"r"(pml4) : "memory");
 }
 
-/* Only the local CPU; other CPUs of a multi-core application are not shot down (yet): a known
- * limit, harmless while applications only unmap pages no other core uses. */
+/* Only the local CPU; the other vCPUs of a multi-core application are shot down by
+ * sched_sync_app once a call has changed all its pages. */
 void vm_flush_page(uint64_t va) {
     __asm__ volatile("invlpg (%0)" ::"r"(va) : "memory");
 }

@@ -105,7 +105,7 @@ def test_cpu_bound_apps_share_a_vcpu_and_a_blocked_app_costs_nothing():
 
 
 def test_notifications_timers_and_price_publication():
-    r = boot_apps([app("ipc", "wait"), app("ipc", "send", "1"),
+    r = boot_apps([app("ipc", "wait"), (os.path.join(APPS, "ipc.elf"), "nom.notify ipc send 1"),
                    (os.path.join(APPS, "ipc.elf"), "nom.price-publisher ipc publish")])
     assert r.all_apps_ok, r.log
     assert "nom: app ipc started (id 3, cpu 0, price publisher)" in r.log

@@ -72,26 +72,33 @@ enum nom_syscall {
     NOM_SYS_EXIT = 1,
     /* mem_map(uint64_t vaddr, uint64_t npages, uint64_t flags) -> 0. Maps npages fresh zeroed
      * frames at vaddr (page aligned, inside [NOM_USER_MIN, NOM_DEVICE_WINDOW)). NOM_MAP_CONTIG
-     * makes the frames physically contiguous (for DMA rings). -EBUSY if any page is mapped. */
+     * makes the frames physically contiguous (for DMA rings). -EBUSY if any page is mapped;
+     * -ENOMEM past the application's mem_limit_pages (bulletin board) or when the call would
+     * eat into the few MiB the kernel keeps for itself. */
     NOM_SYS_MEM_MAP = 2,
     /* mem_unmap(uint64_t vaddr, uint64_t npages) -> 0. Frees the frames; unmapped pages in the
-     * range are skipped. Device and bulletin-board pages cannot be unmapped this way. */
+     * range are skipped. Device and bulletin-board pages cannot be unmapped this way. When it
+     * returns, no core of the application can reach the pages any more (TLB shootdown). */
     NOM_SYS_MEM_UNMAP = 3,
     /* mem_protect(uint64_t vaddr, uint64_t npages, uint64_t flags) -> 0; every page must be
      * mapped memory of the caller. */
     NOM_SYS_MEM_PROTECT = 4,
     /* virt_to_phys(uint64_t vaddr) -> physical address (trusted mode DMA, paper 3.5). */
     NOM_SYS_VIRT_TO_PHYS = 5,
-    /* device_acquire(uint32_t bb_index, struct nom_device_grant *out) -> 0. Makes the caller
-     * the device's owner, maps its memory BARs into NOM_DEVICE_WINDOW (uncached), grants its
-     * I/O-port BARs through the caller's I/O bitmap, enables bus mastering. -EBUSY if owned. */
+    /* device_acquire(uint32_t bb_index, struct nom_device_grant *out) -> 0. Resets the device
+     * and makes the caller its owner, maps its memory BARs into NOM_DEVICE_WINDOW (uncached),
+     * except the pages holding the MSI-X table and pending bits (the kernel's: left unmapped),
+     * grants its I/O-port BARs through the caller's I/O bitmap, enables bus mastering. -EBUSY
+     * if owned; -EPERM for devices that are never handed out (bridges, devices the kernel
+     * cannot reset: today only virtio devices can be acquired). */
     NOM_SYS_DEVICE_ACQUIRE = 6,
-    /* device_release(uint32_t bb_index) -> 0. Unmaps, revokes ports, detaches vectors. */
+    /* device_release(uint32_t bb_index) -> 0. Detaches vectors, unmaps and revokes ports on
+     * every core, resets the device and turns bus mastering off. The owner's death does the
+     * same. */
     NOM_SYS_DEVICE_RELEASE = 7,
     /* irq_attach(uint32_t bb_index, uint32_t msix_entry, uint64_t cookie) -> 0. Allocates a
      * vector, programs MSI-X table entry msix_entry of an owned device to it and enables MSI-X.
-     * Each interrupt becomes a NOM_UPCALL_IRQ carrying cookie. The entry's mask bit is the
-     * application's to manage afterwards (it owns the BAR holding the table). */
+     * Each interrupt becomes a NOM_UPCALL_IRQ carrying cookie. The table stays the kernel's. */
     NOM_SYS_IRQ_ATTACH = 8,
     /* upcall_register(uint64_t entry, uint64_t stack_top, struct nom_upcall_ctl *ctl) -> 0.
      * For the calling context. entry == 0 unregisters (faults then kill the application). */
@@ -114,7 +121,9 @@ enum nom_syscall {
     /* timer_set(uint64_t deadline_tsc) -> 0: one NOM_UPCALL_TIMER at deadline (0 cancels). */
     NOM_SYS_TIMER_SET = 15,
     /* notify(uint32_t app_id, uint64_t bits) -> 0: ORs bits into the target's notification
-     * word and wakes it (an IPI if it runs on another vCPU); it gets a NOM_UPCALL_NOTIFY. */
+     * word and wakes it (an IPI if it runs on another vCPU); it gets a NOM_UPCALL_NOTIFY.
+     * An application may always notify itself; another application only if it was started
+     * with the `nom.notify` module flag (-EPERM otherwise). */
     NOM_SYS_NOTIFY = 16,
     /* price_publish(uint32_t slot, const struct nom_bb_price *price) -> 0. Only the application
      * started with the `nom.price-publisher` module flag may call it (-EPERM otherwise). Every
@@ -127,7 +136,9 @@ enum nom_syscall {
      * devices only; size 1, 2 or 4, naturally aligned, offset < 4096. */
     NOM_SYS_PCI_CONFIG_READ = 19,
     /* pci_config_write(uint32_t bb_index, uint32_t offset, uint32_t size, uint32_t value) -> 0;
-     * owned devices only; BAR registers and the MSI-X capability are the kernel's (-EPERM). */
+     * owned devices only. Only the command register (offset 4, size 1 or 2), and in it only
+     * memory/I-O decoding for the BAR kinds the device has, bus mastering and INTx disable;
+     * any other change, and every other register, is the kernel's (-EPERM). */
     NOM_SYS_PCI_CONFIG_WRITE = 20,
     /* set_fs_base(uint64_t base) -> 0: the calling context's FS base (thread pointer for TLS);
      * saved and restored by the kernel with the context. Must be a canonical user address. */
@@ -201,7 +212,8 @@ struct nom_upcall_ctl {
 /* ---- Start-up --------------------------------------------------------------------------- */
 /* rsp at an application's entry points to this (16-byte aligned); the strings follow it.
  * A module's command line reads like env(1): `[nom.FLAG ...] [VAR=value ...] NAME ARG ...`.
- * Leading `nom.` words are for the kernel (`nom.price-publisher`); the VAR=value words that
+ * Leading `nom.` words are for the kernel (`nom.price-publisher`, `nom.notify`: may notify
+ * other applications, `nom.mem-limit=MiB`, `nom.cpu=N`); the VAR=value words that
  * follow become the environment; NAME and the rest are argv. */
 struct nom_start_info {
     uint64_t argc;
@@ -266,7 +278,7 @@ struct nom_bb_app {
     uint32_t state;   /* enum nom_app_state */
     char name[NOM_NAME_LEN];
     uint32_t cores;   /* contexts running */
-    uint32_t reserved;
+    uint32_t mem_limit_pages; /* mem_pages never exceeds it (module flag nom.mem-limit=MiB) */
     uint64_t mem_pages;
     uint64_t cpu_ns;  /* CPU time its contexts have used, republished when a context leaves a CPU */
     int64_t exit_status;
