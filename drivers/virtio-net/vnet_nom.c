@@ -25,6 +25,7 @@ struct binding {
     struct vnet *dev;  /* NULL while free, or while vnet_open runs */
     bool used;
     uint32_t bb;
+    bool pci_failed;   /* a configuration read was refused during vnet_open */
     struct nom_device_grant grant;
 };
 
@@ -34,6 +35,8 @@ static uint32_t pci_read(void *ctx, uint32_t off, uint32_t size)
 {
     struct binding *b = ctx;
     int64_t v = nom_sys_pci_config_read(b->bb, off, size);
+    if (v < 0)
+        b->pci_failed = true; /* all ones reads like a real value: vnet_nom_open gives up */
     return v < 0 ? 0xffffffffu : (uint32_t)v;
 }
 
@@ -157,6 +160,10 @@ int vnet_nom_open(struct vnet **out, int bb_index, const struct vnet_config *cfg
         .tsc_hz = nom_tsc_hz(), .irq_attach = irq_attach,
     };
     int err = vnet_open(&b->dev, &plat, cfg);
+    if (!err && b->pci_failed) {
+        vnet_close(b->dev);
+        err = -VNET_EIO;
+    }
     if (err) {
         nom_irq_handler_set(IRQ_COOKIE(b->bb), NULL, NULL);
         nom_sys_device_release(b->bb);

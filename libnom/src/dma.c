@@ -24,15 +24,19 @@ void *nom_dma_alloc(size_t bytes, uint64_t *phys)
     uintptr_t va = vm_reserve(VM_DMA, np * NOM_PAGE_SIZE);
     int64_t r = va ? nom_sys_mem_map(va, np, NOM_MAP_READ | NOM_MAP_WRITE | NOM_MAP_CONTIG)
                    : -NOM_ENOMEM;
-    if (r < 0 && va)
+    /* A failed translation must not become physical address 0: the device would DMA there. */
+    int64_t pa = r == 0 ? nom_sys_virt_to_phys(va) : r;
+    if (pa <= 0 && r == 0)
+        nom_sys_mem_unmap(va, np);
+    if (pa <= 0 && va)
         vm_release(VM_DMA, va, np * NOM_PAGE_SIZE);
     pthread_mutex_unlock(&dma_lock);
-    if (r < 0) {
+    if (pa <= 0) {
         errno = ENOMEM;
         return NULL;
     }
     if (phys)
-        *phys = nom_virt_to_phys((void *)va);
+        *phys = (uint64_t)pa;
     return (void *)va;
 }
 

@@ -37,10 +37,11 @@ static int grow_mapping(uintptr_t need_top)
 static void shrink_mapping(uintptr_t keep_top)
 {
     uintptr_t top = (keep_top + HEAP_STEP - 1) & ~(HEAP_STEP - 1);
-    if (top + HEAP_STEP < mapped_top) { /* keep one step of slack against flapping */
-        nom_sys_mem_unmap(top, (mapped_top - top) / NOM_PAGE_SIZE);
+    /* Keep one step of slack against flapping. If the kernel refuses the unmap the pages stay
+     * mapped, and so must mapped_top: growing again would otherwise map over them (-EBUSY). */
+    if (top + HEAP_STEP < mapped_top &&
+        nom_sys_mem_unmap(top, (mapped_top - top) / NOM_PAGE_SIZE) == 0)
         mapped_top = top;
-    }
 }
 
 void *sbrk(ptrdiff_t incr)

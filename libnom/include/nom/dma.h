@@ -19,7 +19,9 @@
 void *nom_dma_alloc(size_t bytes, uint64_t *phys);
 /* Frees a block from nom_dma_alloc with the same bytes. */
 void nom_dma_free(void *p, size_t bytes);
-/* Physical address of a mapped virtual address (any mapping of the caller); 0 if unmapped. */
+/* Physical address of a mapped virtual address (any mapping of the caller); 0 if unmapped
+ * (physical page 0 is never an application's): callers must check before giving it to a
+ * device. */
 uint64_t nom_virt_to_phys(const void *p);
 
 #endif /* NOM_DMA_H */
