@@ -11,6 +11,13 @@
 #include "platform.h"
 #include "server.h"
 
+/* nginx's client_header_timeout and send_timeout. Shorter (nhttpd had 15 s) closed connections
+ * whose first request had not arrived yet in a burst through QEMU user networking: libslirp
+ * listens with a backlog of 1, so the host's TCP holds a burst's clients and delivers their
+ * requests only at their next retransmission, tens of seconds later (tools/netlab/README.md,
+ * issue 10). */
+#define IDLE_TIMEOUT_DEFAULT_MS 60000
+
 static const char usage[] =
     "usage: nhttpd [--port=N] [--bind=ADDR] [--root=DIR] [--batching-delay=US]\n"
     "              [--idle-timeout=SECONDS] [--max-conns=N] [--buffer-mb=N]\n"
@@ -18,7 +25,7 @@ static const char usage[] =
     "  --bind=ADDR           IPv4 address to listen on (default 0.0.0.0)\n"
     "  --root=DIR            directory of documents (Linux; nom serves built-in ones)\n"
     "  --batching-delay=US   fix the batching delay (nom, paper 3.6) instead of adapting\n"
-    "  --idle-timeout=S      seconds a connection may idle or take to send a request (15)\n"
+    "  --idle-timeout=S      seconds a connection may idle or take to send a request (60)\n"
     "  --max-conns=N         open connections before accepting pauses (10000)\n"
     "  --buffer-mb=N         memory for all connection buffers together (32)\n"
     "On nom, the network layer's options (nom_net_start) are accepted too.\n";
@@ -90,7 +97,7 @@ static int open_store(const char *root)
 int main(int argc, char **argv)
 {
     struct options o = {
-        .server = {.bind_addr = "0.0.0.0", .port = 80, .idle_timeout_ms = 15000,
+        .server = {.bind_addr = "0.0.0.0", .port = 80, .idle_timeout_ms = IDLE_TIMEOUT_DEFAULT_MS,
                    .max_conns = 10000, .buffer_bytes = (size_t)32 << 20},
         .root = NULL,
         .batching_delay_us = -1,
