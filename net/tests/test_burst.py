@@ -1,7 +1,7 @@
 """A burst of 500 connections opened at once (issue 10): through a tap in a namespace of the
 test's own, is every one answered, by nhttpd and by memcached? Through QEMU user networking
-(hostfwd on 127.0.0.1, as `make run` serves), does every one end cleanly, answered or refused
-with a reset, none hanging and none closed unanswered?
+(hostfwd on 127.0.0.1, as `make run` serves), does every one end cleanly: answered, or refused
+by the host (a reset, or a connect that timed out), none hanging and none closed unanswered?
 
 Through user networking a burst meets a limit outside the guest: libslirp accepts forwarded
 connections with a listen backlog of 1, so the host's TCP holds the clients back, delivers
@@ -69,8 +69,10 @@ def test_burst_through_user_networking(tmp_path):
                                                          text=True, timeout=timeout),
                     "127.0.0.1", port, SERVERS[app][3])
         print(f"{app}, user networking: {got}")
-        assert got["answered"] + got["refused"] == BURST and got["answered"] > 0, (
-            f"{got}\nconsole:\n{vm.tail(10)}")
+        # What the guest decides: nothing that reached it is left unanswered or hanging. How
+        # many the host's TCP refuses, or lets time out connecting, is the host's (docstring).
+        unclean = {k: got[k] for k in ("closed", "bad", "silent") if got[k]}
+        assert not unclean and got["answered"] > 0, f"{got}\nconsole:\n{vm.tail(10)}"
 
 
 @pytest.mark.parametrize("app", sorted(SERVERS))
