@@ -133,9 +133,9 @@ void nom_net_stats(struct nom_net_stats *out)
     out->arms = d.arms; out->arm_races = d.arm_races;
     out->tx_ring_full = d.tx_ring_full; out->rx_hold_full = d.rx_hold_full;
     out->rx_bad = d.rx_bad; out->tx_bad = d.tx_bad;
-    _Static_assert(NOM_NET_HOLD_BUCKETS == VNET_HOLD_BUCKETS, "nom/net.h's hold buckets");
-    memcpy(out->rx_hold_hist, d.rx_hold_hist, sizeof out->rx_hold_hist);
-    memcpy(out->tx_hold_hist, d.tx_hold_hist, sizeof out->tx_hold_hist);
+    _Static_assert(NOM_NET_LATE_BUCKETS == VNET_LATE_BUCKETS, "nom/net.h's lateness buckets");
+    memcpy(out->rx_late_hist, d.rx_late_hist, sizeof out->rx_late_hist);
+    memcpy(out->tx_late_hist, d.tx_late_hist, sizeof out->tx_late_hist);
 }
 
 void nom_net_addr(uint32_t *ip, uint32_t *netmask, uint32_t *gw)

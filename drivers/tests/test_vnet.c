@@ -422,27 +422,28 @@ static void rx_batching(uint32_t w)
 static void rx_batching_w10(void) { rx_batching(10); }
 static void rx_batching_w40(void) { rx_batching(40); }
 
-/* Does each released batch land in the hold histogram's bucket of its oldest frame's wait? */
-static void hold_histogram_counts_each_batch(void)
+/* Does each released batch land in the lateness histogram's bucket of its oldest frame's wait
+ * beyond W? */
+static void late_histogram_counts_each_batch(void)
 {
     struct vnet *dev = start(64, 10);
     memset(&seen, 0, sizeof seen);
     CHECK(sim_rx_frame(&sim, frame_of(1), 60) && poll(dev) == 0);
-    sim_advance_us(&sim, 12);                    /* held 12 us: bucket [10, 15), index 4 */
+    sim_advance_us(&sim, 12);                    /* 2 us late: bucket [2, 3), index 2 */
     CHECK(poll(dev) == 1);
     CHECK(send(dev, 1) == 0 && vnet_tx_commit(dev) == 0);
-    sim_advance_us(&sim, 47);                    /* held 47 us: bucket [45, 50), index 10 */
+    sim_advance_us(&sim, 47);                    /* 37 us late: bucket [30, 40), index 11 */
     CHECK(vnet_tx_commit(dev) == 1);
     CHECK(vnet_set_batching_delay_us(dev, 0) == 0);
     CHECK(send(dev, 2) == 0);                    /* W = 0: sent at once, bucket [0, 1) */
     struct vnet_stats st = stats(dev);
     uint64_t rx_total = 0, tx_total = 0;
-    for (int i = 0; i < VNET_HOLD_BUCKETS; i++) {
-        rx_total += st.rx_hold_hist[i];
-        tx_total += st.tx_hold_hist[i];
+    for (int i = 0; i < VNET_LATE_BUCKETS; i++) {
+        rx_total += st.rx_late_hist[i];
+        tx_total += st.tx_late_hist[i];
     }
     CHECK(rx_total == st.rx_batches && tx_total == st.tx_batches && tx_total == 2);
-    CHECK(st.rx_hold_hist[4] == 1 && st.tx_hold_hist[10] == 1 && st.tx_hold_hist[0] == 1);
+    CHECK(st.rx_late_hist[2] == 1 && st.tx_late_hist[11] == 1 && st.tx_late_hist[0] == 1);
     CHECK(vnet_tx_flush(dev) == 0);
     finish(dev);
 }
@@ -704,7 +705,7 @@ static const struct {
     CASE(rx_batching_w0),
     CASE(rx_batching_w10),
     CASE(rx_batching_w40),
-    CASE(hold_histogram_counts_each_batch),
+    CASE(late_histogram_counts_each_batch),
     CASE(rx_release_when_batch_threatens_ring),
     CASE(rx_flush_delivers_held),
     CASE(rx_out_of_order_completions),

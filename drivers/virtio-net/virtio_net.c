@@ -112,9 +112,9 @@ static struct vnet *alloc_self(const struct vnet_platform *plat, uint16_t size)
         return NULL;
     dev->plat = *plat;
     dev->self_size = bytes;
-    static const uint32_t bounds_us[VNET_HOLD_BUCKETS - 1] = VNET_HOLD_BOUNDS_US;
-    for (int i = 0; i < VNET_HOLD_BUCKETS - 1; i++)
-        dev->hold_bound_tsc[i] = us_to_tsc(dev, bounds_us[i]);
+    static const uint32_t bounds_us[VNET_LATE_BUCKETS - 1] = VNET_LATE_BOUNDS_US;
+    for (int i = 0; i < VNET_LATE_BUCKETS - 1; i++)
+        dev->late_bound_tsc[i] = us_to_tsc(dev, bounds_us[i]);
     dev->frames = (struct vnet_rx_frame *)(dev + 1);
     dev->held_id = (uint16_t *)(dev->frames + size);
     dev->held_len = dev->held_id + size;

@@ -112,9 +112,9 @@ struct vnet_config {
 
 /* Counters: monotonic since vnet_open(). A "batch" is one hand-over: one vnet_tx flush that
  * made >= 1 frame visible to the device, or one rx callback invocation. */
-#define VNET_HOLD_BUCKETS 21
-#define VNET_HOLD_BOUNDS_US \
-    { 1, 2, 5, 10, 15, 20, 25, 30, 40, 45, 50, 60, 80, 100, 150, 200, 500, 1000, 2000, 5000 }
+#define VNET_LATE_BUCKETS 21
+#define VNET_LATE_BOUNDS_US \
+    { 1, 2, 3, 4, 5, 7, 10, 15, 20, 25, 30, 40, 50, 75, 100, 150, 200, 300, 500, 1000 }
 
 struct vnet_stats {
     uint64_t rx_packets, rx_bytes, rx_batches;
@@ -128,12 +128,13 @@ struct vnet_stats {
     uint64_t rx_hold_full;        /* rx batches released because they threatened the ring */
     uint64_t rx_bad;              /* used rx entries dropped: unknown id, bad length */
     uint64_t tx_bad;              /* used tx entries ignored: unknown or not outstanding id */
-    /* Batches released, by how long their oldest frame was held in the driver (issue 11: W
-     * holds what it says): bucket i counts holds below VNET_HOLD_BOUNDS_US[i] microseconds and
-     * at least the bound before it; the last bucket, holds of 5 ms or more. Received: from the
-     * poll that found the first frame of the batch to its delivery; sent: from the first
-     * frame's enqueue to the kick (or its suppression). One TSC read per batch. */
-    uint64_t rx_hold_hist[VNET_HOLD_BUCKETS], tx_hold_hist[VNET_HOLD_BUCKETS];
+    /* Batches released, by how much longer than W their oldest frame was held in the driver
+     * (issue 11: W holds what it says; a batch released before W, e.g. threatening the ring,
+     * counts as 0): bucket i counts batches late by less than VNET_LATE_BOUNDS_US[i]
+     * microseconds and at least the bound before it; the last, 1 ms or more. Received: from
+     * the poll that found the batch's first frame to its delivery; sent: from the first
+     * frame's enqueue to its publication, before the kick. One TSC read per batch. */
+    uint64_t rx_late_hist[VNET_LATE_BUCKETS], tx_late_hist[VNET_LATE_BUCKETS];
 };
 
 /* One received frame, lent to the callback (see "Buffers" above). */

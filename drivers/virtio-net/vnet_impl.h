@@ -110,7 +110,7 @@ struct vnet {
     uint16_t tx_hold_max, rx_hold_max; /* "close to full": 3/4 of the ring */
     uint64_t tx_oldest_tsc;    /* when the oldest held tx frame was enqueued */
     uint64_t rx_oldest_tsc;    /* when the oldest held rx frame was first seen */
-    uint64_t hold_bound_tsc[VNET_HOLD_BUCKETS - 1]; /* VNET_HOLD_BOUNDS_US in TSC ticks */
+    uint64_t late_bound_tsc[VNET_LATE_BUCKETS - 1]; /* VNET_LATE_BOUNDS_US in TSC ticks */
     uint16_t nheld;            /* received frames held (paper 3.6), in arrival order: */
     uint16_t *held_id;         /*   their descriptor ids */
     uint16_t *held_len;        /*   their frame lengths (header stripped) */

@@ -6,11 +6,13 @@
 
 Boots nom with memcached alone at each W (tools/bench/guests.py's image), loads it with the
 experiment's load of the phase (tools/loadgen, memcaslap), and reads memcached's `stats` before
-and after: the driver's hold histograms (drivers/virtio-net/virtio_net.h: batches by how long
-their oldest frame waited, in the guest's clock) and its kicks and interrupts. Prints, per W,
-ops/s and the hold percentiles of rx and tx batches (the upper bound of the bucket holding
-the percentile) and the share of batches held W + 5 us or longer. Under --kvmcost the guest's
-clock is TCG's real time: the undilated (KVM-equivalent) hold is the figure / D.
+and after: the driver's lateness histograms (drivers/virtio-net/virtio_net.h: batches by how
+much longer than W their oldest frame waited, in the guest's clock) and its kicks and
+interrupts. Prints, per W, ops/s, the lateness percentiles of rx and tx batches (the upper
+bound of the bucket holding the percentile) and the share of batches 5 us or more late, i.e.
+held W + 5 us or longer. Under --kvmcost the guest's clock is TCG's real time, W is given to
+the guest as W x D (LabDriver.guest_us) and the undilated (KVM-equivalent) lateness is the raw
+figure / D.
 """
 import argparse
 import json
@@ -43,8 +45,8 @@ def memcached_stats(lab):
         words = line.strip().split(" ", 2)
         if len(words) == 3 and words[0] == "STAT":
             out[words[1]] = words[2]
-    if "net_rx_hold_hist" not in out:
-        raise RuntimeError(f"memcached's stats have no hold histogram: {r.stdout[-300:]!r}")
+    if "net_rx_late_hist" not in out:
+        raise RuntimeError(f"memcached's stats have no lateness histogram: {r.stdout[-300:]!r}")
     return out
 
 
@@ -75,16 +77,22 @@ def share_at_least(counts, bounds, us):
     return sum(n for low, n in zip(lows, counts) if low >= us) / total
 
 
-def summary(before, after, w_us):
-    bounds = [int(x) for x in after["net_hold_hist_bounds_us"].split(",")]
-    out = {"bounds_us": bounds}
+def summary(before, after, w_us, dilation=1.0):
+    """Lateness (hold beyond W) percentiles of the batches between two stats: raw (the guest's
+    clock, the histogram's bucket bounds) and undilated (raw / dilation); the share of batches
+    held at least W + 5 us undilated, i.e. late by 5 x dilation raw (bucket lower bounds)."""
+    bounds = [int(x) for x in after["net_late_hist_bounds_us"].split(",")]
+    out = {"bounds_us": bounds, "dilation": dilation}
     for side in ("rx", "tx"):
-        counts = [b - a for a, b in zip(histogram(before, f"net_{side}_hold_hist"),
-                                        histogram(after, f"net_{side}_hold_hist"))]
+        counts = [b - a for a, b in zip(histogram(before, f"net_{side}_late_hist"),
+                                        histogram(after, f"net_{side}_late_hist"))]
         out[side] = {"counts": counts, "batches": sum(counts),
                      "p50_us_le": percentile_bound(counts, bounds, 0.5),
                      "p99_us_le": percentile_bound(counts, bounds, 0.99),
-                     "share_ge_w_plus_5": share_at_least(counts, bounds, w_us + 5)}
+                     "share_ge_w_plus_5": share_at_least(counts, bounds, 5 * dilation)}
+        for q in ("p50", "p99"):
+            raw = out[side][f"{q}_us_le"]
+            out[side][f"{q}_undilated_us_le"] = raw / dilation if raw is not None else None
     for k in ("net_tx_kicks", "net_rx_kicks", "net_interrupts", "net_arms"):
         out[k] = int(after[k]) - int(before[k])
     return out
@@ -105,8 +113,10 @@ def measure(w_us, phase, seconds, accel, workdir, cost_model):
         s1 = memcached_stats(driver.lab)
     finally:
         driver.stop()
-    row = {"w_us": w_us, "phase": phase, "ops_s": fig["ops"] / fig.get("seconds", seconds),
-           "latency_us": fig.get("latency_us"), "holds": summary(s0, s1, w_us),
+    dilation = driver_dilation = (info.get("kvmcost") or {}).get("dilation") or 1.0
+    row = {"w_us": w_us, "w_guest_us": round(w_us * driver_dilation) if info.get("kvmcost")
+           else w_us, "phase": phase, "ops_s": fig["ops"] / fig.get("seconds", seconds),
+           "latency_us": fig.get("latency_us"), "holds": summary(s0, s1, w_us, dilation),
            "counters": vmcounters.per_request(c0, c1, fig["ops"])}
     if info.get("kvmcost"):
         row["kvmcost"] = info["kvmcost"]
@@ -116,12 +126,12 @@ def measure(w_us, phase, seconds, accel, workdir, cost_model):
 def show(row):
     h = row["holds"]
     d = (row.get("kvmcost") or {}).get("dilation")
-    print(f"W={row['w_us']:>2} {row['phase']:6s} {row['ops_s']:8.0f} ops/s  "
-          f"rx batches {h['rx']['batches']:7d} p50<={h['rx']['p50_us_le']} p99<={h['rx']['p99_us_le']}"
-          f" >=W+5: {100 * (h['rx']['share_ge_w_plus_5'] or 0):5.1f}%  "
-          f"tx batches {h['tx']['batches']:7d} p50<={h['tx']['p50_us_le']} p99<={h['tx']['p99_us_le']}"
-          f" >=W+5: {100 * (h['tx']['share_ge_w_plus_5'] or 0):5.1f}%"
-          + (f"  D={d:.2f}" if d else ""), flush=True)
+    sides = "  ".join(
+        f"{side} batches {h[side]['batches']:7d} late p50<={h[side]['p50_us_le']} "
+        f"p99<={h[side]['p99_us_le']} raw (undilated p99<={h[side]['p99_undilated_us_le']:.1f})"
+        f" >=W+5: {100 * (h[side]['share_ge_w_plus_5'] or 0):5.1f}%" for side in ("rx", "tx"))
+    print(f"W={row['w_us']:>2} (guest {row['w_guest_us']}) {row['phase']:6s} "
+          f"{row['ops_s']:8.0f} ops/s  {sides}" + (f"  D={d:.2f}" if d else ""), flush=True)
     led = row["counters"].get("kvmcost")
     if led:
         print("      per op: " + ", ".join(f"{k} {v['per_req']:.3f}"

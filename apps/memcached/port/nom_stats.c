@@ -35,10 +35,10 @@ static void add_uint(ADD_STAT add_stats, void *c, const char *key, uint64_t v)
     add(add_stats, c, key, val);
 }
 
-/* A list of n counts, comma-separated (the hold histograms: nom/net.h). */
+/* A list of n counts, comma-separated (the lateness histograms: nom/net.h). */
 static void add_list(ADD_STAT add_stats, void *c, const char *key, const uint64_t *v, int n)
 {
-    char val[NOM_NET_HOLD_BUCKETS * 21];
+    char val[NOM_NET_LATE_BUCKETS * 21];
     int at = 0;
     for (int i = 0; i < n && at < (int)sizeof val; i++)
         at += snprintf(val + at, sizeof val - (size_t)at, "%s%llu", i ? "," : "",
@@ -46,11 +46,12 @@ static void add_list(ADD_STAT add_stats, void *c, const char *key, const uint64_
     add(add_stats, c, key, val);
 }
 
-/* The data path's exit-causing events and how long batches were held (issue 11, item 4):
- * the hold histograms' bucket i counts batches held below hold_hist_bounds_us[i] us. */
+/* The data path's exit-causing events and how late batches were released (issue 11, item 4):
+ * the lateness histograms' bucket i counts batches held longer than W by less than
+ * net_late_hist_bounds_us[i] us (and at least the bound before it). */
 static void add_net_stats(ADD_STAT add_stats, void *c)
 {
-    static const uint64_t bounds[NOM_NET_HOLD_BUCKETS - 1] = NOM_NET_HOLD_BOUNDS_US;
+    static const uint64_t bounds[NOM_NET_LATE_BUCKETS - 1] = NOM_NET_LATE_BOUNDS_US;
     struct nom_net_stats st;
     nom_net_stats(&st);
     add_uint(add_stats, c, "net_tx_kicks", st.tx_kicks);
@@ -59,9 +60,9 @@ static void add_net_stats(ADD_STAT add_stats, void *c)
     add_uint(add_stats, c, "net_rx_batches", st.rx_batches);
     add_uint(add_stats, c, "net_tx_batches", st.tx_batches);
     add_uint(add_stats, c, "net_arms", st.arms);
-    add_list(add_stats, c, "net_hold_hist_bounds_us", bounds, NOM_NET_HOLD_BUCKETS - 1);
-    add_list(add_stats, c, "net_rx_hold_hist", st.rx_hold_hist, NOM_NET_HOLD_BUCKETS);
-    add_list(add_stats, c, "net_tx_hold_hist", st.tx_hold_hist, NOM_NET_HOLD_BUCKETS);
+    add_list(add_stats, c, "net_late_hist_bounds_us", bounds, NOM_NET_LATE_BUCKETS - 1);
+    add_list(add_stats, c, "net_rx_late_hist", st.rx_late_hist, NOM_NET_LATE_BUCKETS);
+    add_list(add_stats, c, "net_tx_late_hist", st.tx_late_hist, NOM_NET_LATE_BUCKETS);
 }
 
 void __wrap_server_stats(ADD_STAT add_stats, void *c)

@@ -35,10 +35,10 @@ struct nom_net_config {
     int32_t idle_poll_us;        /* --idle-poll-us; -1: libnom's default (nom_net_start only) */
 };
 
-/* The hold-time histograms' buckets: the driver's (VNET_HOLD_BOUNDS_US), the last one open. */
-#define NOM_NET_HOLD_BUCKETS 21
-#define NOM_NET_HOLD_BOUNDS_US \
-    { 1, 2, 5, 10, 15, 20, 25, 30, 40, 45, 50, 60, 80, 100, 150, 200, 500, 1000, 2000, 5000 }
+/* The lateness histograms' buckets: the driver's (VNET_LATE_BOUNDS_US), the last one open. */
+#define NOM_NET_LATE_BUCKETS 21
+#define NOM_NET_LATE_BOUNDS_US \
+    { 1, 2, 3, 4, 5, 7, 10, 15, 20, 25, 30, 40, 50, 75, 100, 150, 200, 300, 500, 1000 }
 
 /* Counters of the stack's data path: the driver's (see drivers/virtio-net/virtio_net.h) and
  * the netif's own drops. */
@@ -55,9 +55,9 @@ struct nom_net_stats {
     uint64_t rx_shed;     /* packets with data dropped on arrival: unread data filled the
                              receive pool past its limit (net/rx_budget.h) */
     uint64_t rx_pool_peak; /* the most receive-pool buffers ever in use at once */
-    /* Batches by how long the driver held their oldest frame: the driver's histograms
-     * (virtio_net.h, struct vnet_stats): bucket i below NOM_NET_HOLD_BOUNDS_US[i] us. */
-    uint64_t rx_hold_hist[NOM_NET_HOLD_BUCKETS], tx_hold_hist[NOM_NET_HOLD_BUCKETS];
+    /* Batches by how much longer than W the driver held their oldest frame: the driver's
+     * histograms (virtio_net.h, struct vnet_stats): bucket i below NOM_NET_LATE_BOUNDS_US[i]. */
+    uint64_t rx_late_hist[NOM_NET_LATE_BUCKETS], tx_late_hist[NOM_NET_LATE_BUCKETS];
 };
 
 struct vnet;
