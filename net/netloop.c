@@ -15,6 +15,8 @@
 /* Frames wait in the netif's backlog (ring full): poll again this soon, since transmit
  * completions raise no interrupt. */
 #define NETLOOP_BACKLOG_RETRY_US 20u
+/* The longest W hold an idle core polls out rather than blocking until its deadline. */
+#define NETLOOP_HOLD_POLL_MAX_US 2000u
 
 static struct vnet *loop_dev;
 static struct netif *loop_netif;
@@ -55,13 +57,17 @@ static void netloop_timer_fired(void *arg)
     netloop_run();
 }
 
-/* Keeps one timer at the earliest of lwIP's next timeout and the driver's W deadline, so the
- * core may block (nom/sched.h, "Idle") without missing either. */
-static void netloop_rearm(uint64_t extra_deadline)
+/* Keeps one timer at the earliest of lwIP's next timeout, extra_deadline and, when the core is
+ * about to block (with_batch), the driver's W deadline. While the core runs or polls it needs
+ * no timer for W: the idle hook's polls and every socket call (netloop_commit) release a due
+ * batch, and arming one per batch cost a system call, two LAPIC timer writes and a timer
+ * interrupt with its EOI (VM exits each under KVM: 2.5 of W=10's 3.3 exit-equivalents per
+ * memcached request beyond W=0's, tools/bench/holds.py --kvmcost skylake). */
+static void netloop_rearm(uint64_t extra_deadline, int with_batch)
 {
     uint64_t now = nom_tsc(), deadline;
     u32_t sleep_ms = sys_timeouts_sleeptime();
-    uint64_t dev_deadline = vnet_next_deadline(loop_dev);
+    uint64_t dev_deadline = with_batch ? vnet_next_deadline(loop_dev) : 0;
 
     deadline = 0;
     if (sleep_ms != SYS_TIMEOUTS_SLEEPTIME_INFINITE)
@@ -88,20 +94,29 @@ int netloop_run(void)
     sys_check_timeouts();
     waiting = netif_virtio_tx_drain(loop_netif);
     vnet_tx_commit(loop_dev);
-    netloop_rearm(waiting ? nom_tsc() + nom_us_to_tsc(NETLOOP_BACKLOG_RETRY_US) : 0);
+    netloop_rearm(waiting ? nom_tsc() + nom_us_to_tsc(NETLOOP_BACKLOG_RETRY_US) : 0, 0);
     nom_preempt_enable();
     return n > 0 ? n : 0;
 }
 
+/* Every socket call ends here, so a busy core passes often: a W deadline already past is
+ * served now (a soft timer, Aron & Druschel, TOCS 2000) instead of when the timer's upcall gets
+ * the core. Under TCG that upcall came 100-200 us late when threads kept the core busy
+ * (tools/bench/holds.py: memcached "many" at W=10, rx p50 hold 150-200 us). */
 void netloop_commit(void)
 {
     if (loop_dev == NULL)
         return;
+    uint64_t due = vnet_next_deadline(loop_dev);
+    if (due && nom_tsc() >= due) {
+        netloop_run();
+        return;
+    }
     vnet_tx_commit(loop_dev);
     if (netif_virtio_tx_drain(loop_netif))
-        netloop_rearm(nom_tsc() + nom_us_to_tsc(NETLOOP_BACKLOG_RETRY_US));
+        netloop_rearm(nom_tsc() + nom_us_to_tsc(NETLOOP_BACKLOG_RETRY_US), 0);
     else
-        netloop_rearm(0);
+        netloop_rearm(0, 0);
 }
 
 void netloop_rx_flush(void)
@@ -110,10 +125,20 @@ void netloop_rx_flush(void)
         vnet_rx_flush(loop_dev, netif_virtio_rx, loop_netif);
 }
 
+/* A W hold polls (net/README.md): while a batch waits for a deadline at most
+ * NETLOOP_HOLD_POLL_MAX_US away the hook says it did work, so libnom's idle loop starts over
+ * instead of blocking when its idle poll time (50 us) runs out. Blocking there released the
+ * batch only when the timer's interrupt woke the core: under TCG 50-150 us late (HLT wake-up
+ * through QEMU's main loop; tools/bench/holds.py, memcached "many", W given as W x D). */
 static int netloop_idle_poll(void *arg)
 {
     (void)arg;
-    return netloop_run();
+    int n = netloop_run();
+    uint64_t due = loop_dev ? vnet_next_deadline(loop_dev) : 0;
+    int64_t left = (int64_t)(due - nom_tsc());
+    if (n == 0 && due && left <= (int64_t)nom_us_to_tsc(NETLOOP_HOLD_POLL_MAX_US))
+        return 1;
+    return n;
 }
 
 /* Nothing to do for a while: interrupt mode. A device without an interrupt is polled by the
@@ -125,7 +150,9 @@ static int netloop_idle_arm(void *arg)
     nom_preempt_disable();
     r = vnet_arm(loop_dev);
     if (r == VNET_ARM_NO_IRQ)
-        netloop_rearm(nom_tsc() + nom_us_to_tsc(NETLOOP_NOIRQ_POLL_US));
+        netloop_rearm(nom_tsc() + nom_us_to_tsc(NETLOOP_NOIRQ_POLL_US), 1);
+    else if (r == VNET_ARM_IDLE)
+        netloop_rearm(0, 1); /* the core blocks: the batch's deadline must wake it */
     nom_preempt_enable();
     return r == VNET_ARM_BUSY;
 }
@@ -138,5 +165,5 @@ void netloop_attach(struct vnet *dev, struct netif *netif)
     loop_hook.arm = netloop_idle_arm;
     loop_hook.arg = NULL;
     nom_idle_hook_add(&loop_hook);
-    netloop_rearm(0);
+    netloop_rearm(0, 0);
 }

@@ -1,9 +1,10 @@
 /*
  * netloop.h: who drives the stack (inside net/). The NIC is polled from libnom's idle hook
- * (no thread runnable) and from one libnom timer set to the earliest of lwIP's next timeout
- * and the driver's batching deadline (vnet_next_deadline), so W is honoured even when threads
- * keep the core busy. Socket calls end with netloop_commit(): the stack's batch of frames goes
- * to the driver, which sends it now (W = 0) or by W (paper 3.6). All functions expect the
+ * (no thread runnable) and from one libnom timer set to lwIP's next timeout, and, when the
+ * core is about to block, to the driver's batching deadline (vnet_next_deadline). Socket calls
+ * end with netloop_commit(): the stack's batch of frames goes to the driver, which sends it now
+ * (W = 0) or by W (paper 3.6), and a batch whose deadline has passed is served there, so W is
+ * honoured while threads keep the core busy without a timer per batch. All functions expect the
  * caller to hold the stack lock (nom_preempt_disable) and do nothing before netloop_attach().
  */
 #ifndef NOM_NET_NETLOOP_H
