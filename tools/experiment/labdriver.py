@@ -50,6 +50,12 @@ class LabDriver(GuestDriver):
         self.lab = self.vm = self.counters = self.kvmcost = None
         self.app = self.variant = self.workdir = None
 
+    def guest_us(self, us):
+        """An economic time constant (W) of us microseconds undilated, in the guest's clock:
+        under the exit-cost model the guest's clock is wall time, in which its work runs D
+        times slower, so it holds us x D (Gupta et al. NSDI'06); else us as it is."""
+        return round(us * self.kvmcost["dilation"]) if self.kvmcost else us
+
     # -- hooks of a guest driver ---------------------------------------------------------------
     def make_vm(self, app, variant, workdir, nic, extra_args):
         """The nomvm.VM running app (variant) with `nic` and `extra_args` (counters), its

@@ -70,8 +70,8 @@ class NomDriver(LabDriver):
 
     def make_vm(self, app, variant, workdir, nic, extra_args):
         elf, args = APPS[app][:2]
-        if "w_us" in variant:
-            args = args + [f"--batching-delay={variant['w_us']:g}"]
+        if "w_us" in variant:  # undilated under the exit-cost model (LabDriver.guest_us)
+            args = args + [f"--batching-delay={self.guest_us(variant['w_us']):g}"]
         elif variant["name"].startswith("adaptive") and app != "netpipe":
             # The controller (net/include/nom/adapt.h) picks W from the profile, the price and
             # the load; under the utility function the variant names (paper 6.5: penalty).

@@ -1,0 +1,33 @@
+"""Does the exit-cost model's setting reach the guest's W and the analysis as documented
+(tools/kvmcost/README.md, "Time dilation D")? No QEMU is started."""
+import pytest
+
+from experiment import analysis, kvmmodel
+from experiment.labdriver import LabDriver
+
+
+def test_w_is_given_to_the_guest_undilated_only_under_the_model():
+    d = LabDriver("tcg")
+    assert d.guest_us(10) == 10
+    d.kvmcost = {"dilation": 5.4}
+    assert d.guest_us(10) == 54 and d.guest_us(0) == 0
+
+
+def test_kvm_equivalent_figures_are_the_documented_model():
+    assert kvmmodel.dilated(1000.0, 500.0, 5.0) == {"ops_s": 5000.0, "latency_us": 100.0}
+    assert kvmmodel.dilated(1000.0, 500.0, None) == {"ops_s": None, "latency_us": None}
+    # 1,900 instructions at CPI 1 and 1.9 GHz is 1 us, plus 2,500 ns of charged exits.
+    assert kvmmodel.project_ledger_us(1900, 2500) == pytest.approx(3.5)
+
+
+def test_phase_figures_carry_d_and_the_modelled_figures():
+    fig = {"seconds": 2.0, "ops": 2000, "bytes_out": 0, "latency_us": {"mean": 400.0},
+           "counters": {"insns_per_req": 1900, "exit_ns_per_req": 2500, "d_insn": 20.0,
+                        "exit_equiv_per_req": 3.0},
+           "kvmcost": {"name": "skylake", "dilation": 4.0}}
+    out = analysis.phase_figures(fig)
+    assert out["dilation"] == 4.0 and out["d_insn"] == 20.0
+    assert out["ops_s_kvm"] == 4000.0 and out["latency_kvm_us"] == 100.0
+    assert out["projected_us_per_req"] == pytest.approx(3.5)
+    plain = analysis.phase_figures(dict(fig, kvmcost=None))
+    assert plain["dilation"] is None and plain["ops_s_kvm"] is None
