@@ -66,12 +66,13 @@ def test_new_connections_answered_after_churn(app, w, lab, tmp_path, request):
           f"{max(line['seconds'] for line in lines[:-1]):.2f} s")
 
 
-@pytest.mark.parametrize("app", ["memcached", "nhttpd"])
-def test_clients_that_stop_reading_cannot_starve_the_stack(app, lab, tmp_path):
-    """Sixty clients send requests and never read the answers, so the server stops reading
-    them and their data fills its receive memory. Is a new client still answered, and again
-    once they reset? (Before net/rx_budget.c the receive pool emptied: every frame was dropped,
-    the hoarders' resets too, and nom answered nobody again.)"""
+def test_clients_that_stop_reading_cannot_starve_the_stack(lab, tmp_path):
+    """Sixty clients send memcached requests and never read the answers, so memcached stops
+    reading them and their data fills its receive memory. Is a new client still answered, and
+    again once they reset? (Before net/rx_budget.c the receive pool emptied: every frame was
+    dropped, the hoarders' resets too, and nom answered nobody again; 3 of 3 boots. nhttpd,
+    tried the same way with padded pipelined requests, was not starved before the fix.)"""
+    app = "memcached"
     port, proto = CASES[app][2:4]
     vm = boot_case(app, lab, tmp_path, 0)
     r = lab.run(CLIENT + ["--host", lab.guest_ip, "--port", str(port), "--proto", proto,
