@@ -35,11 +35,22 @@ def point_of(w_us, fig):
     lat = fig.get("latency_us") or {}
     if not fig.get("ops") or lat.get("mean") is None:
         raise RuntimeError(f"W={w_us}: no request completed ({fig.get('note', '')})")
-    return {"w_us": w_us,
-            "t_gbps": fig["bytes_out"] * 8 / 1e9 / seconds,
-            "ops_per_s": fig["ops"] / seconds,
-            "latency_us": lat["mean"],
-            "jitter_us": lat["stddev"] or 0.0}
+    point = {"w_us": w_us,
+             "t_gbps": fig["bytes_out"] * 8 / 1e9 / seconds,
+             "ops_per_s": fig["ops"] / seconds,
+             "latency_us": lat["mean"],
+             "jitter_us": lat["stddev"] or 0.0}
+    # What the exit-cost model counted (kept beside the profile's figures, not read by cgen):
+    # exits (kicks, MMIO/PIO, LAPIC accesses, HLTs) and interrupts per request from the
+    # ledger, and the run's dilation D (D_mix of the boot, D_insn of the window).
+    counters = fig.get("counters") or {}
+    extra = {"exits_per_req": counters.get("ledger_exits_per_req"),
+             "irqs_per_req": counters.get("ledger_irqs_per_req"),
+             "exit_ns_per_req": counters.get("exit_ns_per_req"),
+             "d_mix": (fig.get("kvmcost") or {}).get("dilation"),
+             "d_insn": counters.get("d_insn")}
+    point.update({k: v for k, v in extra.items() if isinstance(v, (int, float))})
+    return point
 
 
 def measure_w(driver, app, w_us, seconds, workdir):
@@ -56,7 +67,8 @@ def measure_w(driver, app, w_us, seconds, workdir):
 def median_point(points):
     """The median of each figure over repeated measurements of one W (a shared machine slows
     TCG guests now and then: the median keeps one slow boot from deciding the profile)."""
-    med = {f: statistics.median(p[f] for p in points) for f in points[0] if f != "w_us"}
+    med = {f: statistics.median(p[f] for p in points) for f in points[0]
+           if f != "w_us" and all(f in p for p in points)}
     return dict(w_us=points[0]["w_us"], **med)
 
 
