@@ -70,5 +70,12 @@ experiment: all host-tools
 bench: all host-tools
 	python3 tools/bench/run.py $(BENCH_ARGS)
 
+# Coverage-guided fuzzing of the parsers that take bytes from outside (tools/fuzz/README.md):
+# builds each libFuzzer harness and runs it FUZZ_SECONDS s (default 60), then prints each one's
+# executions, coverage and crashes. `make test` runs a short deterministic pass of the same.
+.PHONY: fuzz
+fuzz: $(STAMP)
+	python3 tools/fuzz/run.py --seconds $(or $(FUZZ_SECONDS),60)
+
 clean:
 	rm -rf $(BUILD)/kernel $(BUILD)/libnom $(BUILD)/drivers $(BUILD)/net $(BUILD)/apps $(BUILD)/*.iso
