@@ -45,6 +45,7 @@ class Harness:
 HARNESSES = [
     Harness("nhttpd_http", "apps/nhttpd/fuzz", max_len=9000, smoke_runs=200000),
     Harness("priced_parse", "apps/priced/fuzz", smoke_runs=100000),
+    Harness("vnet_rings", "drivers/fuzz", max_len=2048, smoke_runs=4000),
 ]
 
 
