@@ -165,12 +165,15 @@ class VM:
             return ""
 
     def wait_for(self, pattern, timeout=120.0):
-        """Waits until the serial log matches pattern; returns the match. Raises TimeoutError
-        (with the log) on timeout or if QEMU ended first."""
+        """Waits until the serial log's complete lines match pattern; returns the match. Raises
+        TimeoutError (with the log) on timeout or if QEMU ended first. A line still being
+        written is not searched: `nic .*` or `W=(\d+)` would match whatever part of it had
+        arrived (rawecho's banner was once read cut short)."""
         rx = re.compile(pattern, re.M)
         deadline = time.monotonic() + timeout
         while True:
-            m = rx.search(self.log())
+            log = self.log()
+            m = rx.search(log, 0, log.rfind("\n") + 1)
             if m:
                 return m
             if self.proc.poll() is not None:
