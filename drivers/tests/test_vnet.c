@@ -521,6 +521,26 @@ static void rx_drops_bad_lengths(void)
     finish(dev);
 }
 
+/* Does a poll that finds only bad entries give their buffers back to the device? (Found by
+ * fuzzing, net/fuzz: a ring's worth of runts in a row left the device without a buffer, so no
+ * frame could ever arrive again.) */
+static void rx_bad_entries_alone_refill(void)
+{
+    struct vnet *dev = start(8, 0);
+    memset(&seen, 0, sizeof seen);
+    for (int i = 0; i < 8; i++) {
+        uint16_t id;
+        CHECK(sim_take(&sim, SIM_RXQ, &id));
+        sim_used(&sim, SIM_RXQ, id, HDR + 5);
+    }
+    CHECK(poll(dev) == 0);
+    CHECK(stats(dev).rx_bad == 8);
+    CHECK(sim_avail_count(&sim, SIM_RXQ) == 8);
+    CHECK(sim_rx_frame(&sim, frame_of(9), 60));
+    CHECK(poll(dev) == 1 && seen.frames == 1 && seen.tags[0] == 9);
+    finish(dev);
+}
+
 /* Are used entries naming unknown or already returned descriptors counted and ignored? */
 static void rx_drops_bad_ids(void)
 {
@@ -710,6 +730,7 @@ static const struct {
     CASE(rx_flush_delivers_held),
     CASE(rx_out_of_order_completions),
     CASE(rx_drops_bad_lengths),
+    CASE(rx_bad_entries_alone_refill),
     CASE(rx_drops_bad_ids),
     CASE(broken_used_index_stops_driver),
     CASE(ring_wraparound),

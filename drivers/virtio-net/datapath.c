@@ -249,6 +249,10 @@ int vnet_poll(struct vnet *dev, vnet_rx_fn cb, void *arg)
     if (!added)
         dev->st.empty_polls++;
     int delivered = rx_due(dev, now) ? deliver_rx(dev, cb, arg) : 0;
+    /* Buffers of dropped entries go back now, not with the next delivery: a ring's worth of
+     * bad entries in a row would otherwise leave the device nothing to receive into. */
+    if (!delivered && dev->rx.nfree)
+        vnet_refill_rx(dev);
     if (tx_due(dev, vnet_now(dev)))
         flush_tx(dev);
     return dev->broken ? -VNET_EIO : delivered;
