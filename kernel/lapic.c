@@ -21,7 +21,11 @@ static volatile uint32_t *lapic;
 static uint64_t tsc_freq, lapic_timer_hz;
 
 static uint32_t lapic_read(uint32_t reg) { return lapic[reg / 4]; }
-static void lapic_write(uint32_t reg, uint32_t v) { lapic[reg / 4] = v; (void)lapic[LAPIC_ID / 4]; }
+/* No read-back after the write (xv6 reads LAPIC_ID "to wait for the write to finish"): the
+ * local APIC is the core's own and its register writes take effect in order, as Linux's
+ * native_apic_mem_write assumes; under KVM without APICv each read is one more exit, a third of
+ * nom's exits under load (issue 11's ledger: every EOI and timer write came in pairs). */
+static void lapic_write(uint32_t reg, uint32_t v) { lapic[reg / 4] = v; }
 
 uint32_t lapic_id(void) { return lapic_read(LAPIC_ID) >> 24; }
 void lapic_eoi(void) { lapic_write(LAPIC_EOI, 0); }
