@@ -47,6 +47,7 @@ HARNESSES = [
     Harness("priced_parse", "apps/priced/fuzz", smoke_runs=100000),
     Harness("vnet_rings", "drivers/fuzz", max_len=2048, smoke_runs=4000),
     Harness("net_rx", "net/fuzz", max_len=8192, smoke_runs=30000),
+    Harness("kernel_elf", "kernel/fuzz", max_len=4096, smoke_runs=200000),
 ]
 
 
