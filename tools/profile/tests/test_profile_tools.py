@@ -120,6 +120,22 @@ def test_a_point_from_the_experiments_figures():
         sweep.point_of(20, dict(fig, ops=0, latency_us={"mean": None, "stddev": None}))
 
 
+def test_a_point_keeps_the_exit_cost_ledgers_figures():
+    """Under --kvmcost a point also carries exits and interrupts per request and D (extra
+    fields, numbers only: median_point takes their medians, cgen ignores them)."""
+    import sweep
+    fig = {"ops": 20000, "seconds": 10.0, "bytes_out": 12_500_000,
+           "latency_us": {"mean": 480.0, "p50": 400.0, "p99": 2000.0, "stddev": 150.0},
+           "counters": {"ledger_exits_per_req": 0.5, "ledger_irqs_per_req": 0.1,
+                        "exit_ns_per_req": 400.0, "d_insn": None},
+           "kvmcost": {"name": "skylake", "dilation": 5.0}}
+    p = sweep.point_of(20, fig)
+    assert (p["exits_per_req"], p["irqs_per_req"], p["exit_ns_per_req"], p["d_mix"]) == \
+        (0.5, 0.1, 400.0, 5.0) and "d_insn" not in p
+    assert sweep.median_point([p, dict(p, exits_per_req=0.7), dict(p, exits_per_req=0.6)]) \
+        ["exits_per_req"] == 0.6
+
+
 def test_choices_table_picks_the_best_w():
     """choices.py on the test profile: penalty, many, 1 $/Gbit -> W=40; 10 $/Gbit -> W=10
     (the hand-made profile's intent, the same as net/adapt's C picks)."""
