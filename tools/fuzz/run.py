@@ -76,7 +76,7 @@ def clang_available():
 
 def build(h):
     env = dict(os.environ, TOP=str(TOP), BUILD=str(BUILD))
-    r = subprocess.run(["make", "-s", "-C", str(TOP / h.folder)], env=env,
+    r = subprocess.run(["make", "-s", "-j2", "-C", str(TOP / h.folder)], env=env,
                        capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"building {h.name} failed:\n{r.stdout}{r.stderr}")
