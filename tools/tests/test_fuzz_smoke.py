@@ -1,6 +1,6 @@
-"""Does every libFuzzer harness (tools/fuzz/run.py's list) build and run a short, deterministic
-fuzz (seed 1, a bounded number of runs over its seed corpus) without a crash? `make fuzz` runs
-them for longer (tools/fuzz/README.md)."""
+"""Does every libFuzzer harness (tools/fuzz/run.py's list) build and run a short fuzz (seed 1, a
+bounded number of runs over its seed corpus, so no time limit to miss) without a crash? `make
+fuzz` runs them for longer (tools/fuzz/README.md)."""
 import pytest
 
 from fuzz import run
