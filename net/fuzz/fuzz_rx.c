@@ -8,7 +8,9 @@
  * checks a random frame fails first: bit 0 our MAC as destination, bit 1 our IP as destination,
  * bit 2 the IPv4 total length set to the frame's, bit 3 a correct TCP/UDP/ICMP checksum, bit 4
  * a correct IPv4 header checksum, bit 5 poll the stack before this frame (else all frames of an
- * input arrive in one batch, up to the ring's size). After the frames the stack runs once more,
+ * input arrive in one batch, up to the ring's size), bit 6 switch the batching delay W between
+ * 0 and 30 us (held frames reach the stack as one batch; each poll moves the device's clock
+ * on 20 us). After the frames the stack runs once more,
  * the listener accepts and reads what it can, the echo socket answers, and the device takes
  * whatever was transmitted. ASan/UBSan reports and lwIP's assertions are the crashes. */
 #include <errno.h>
@@ -23,6 +25,7 @@
 
 #include <linux/virtio_net.h>
 #include <nom/net.h>
+#include <nom/sched.h>
 
 #include "fake_libnom.h"
 #include "netloop.h"
@@ -150,6 +153,7 @@ static void drain_tx(void)
 
 static void run_stack(void)
 {
+    sim_advance_us(&sim, 20);
     netloop_run();
     drain_tx();
 }
@@ -203,11 +207,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(frame, data + off, len);
         off += len;
         fix_frame(frame, len, flags);
+        if (flags & 64)
+            nom_net_set_batching_delay_us(nom_net_batching_delay_us() ? 0 : 30);
         if (flags & 32)
             run_stack();
         deliver(frame, len);
     }
     run_stack();
+    nom_preempt_disable(); /* the stack lock netloop.h asks for */
+    netloop_rx_flush();    /* what W still holds */
+    nom_preempt_enable();
     serve();
     run_stack();
     return 0;
