@@ -2,11 +2,13 @@
  * its command-line options, its NIC (drivers/virtio-net on nom), then nom_net_attach(). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <nom/net.h>
 #include <nom/sched.h>
 
 #include "net_args.h"
+#include "netloop.h"
 #include "vnet_nom.h"
 
 int nom_net_start(int *argc, char **argv)
@@ -30,6 +32,8 @@ int nom_net_start(int *argc, char **argv)
         return -ENODEV;
     }
     r = nom_net_attach(dev, &cfg);
+    if (r == 0 || r == -ETIMEDOUT)
+        atexit(netloop_drain); /* the last answers leave before the kernel resets the NIC */
     if (r == -ETIMEDOUT)
         printf("net: no DHCP lease yet; still trying\n");
     else if (r != 0)

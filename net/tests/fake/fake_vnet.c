@@ -102,6 +102,9 @@ int vnet_tx_commit(struct vnet *d)
 
 int vnet_tx_flush(struct vnet *d) { return tx_flush(d); }
 
+/* The cable takes a flushed batch at once: only the frames still held are outstanding. */
+int vnet_tx_outstanding(struct vnet *d) { return (int)d->ntx; }
+
 static int rx_deliver(struct vnet *d, vnet_rx_fn cb, void *arg)
 {
     struct vnet_rx_frame f[VNET_DEFAULT_QUEUE_SIZE];
