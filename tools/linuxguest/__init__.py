@@ -19,8 +19,9 @@ READY = r"linuxguest: ready"
 MEMORY_MB = 256
 DEFAULT_IP = "10.77.0.2/24"  # netlab.GUEST_IP inside netlab's /24
 # The TSC as clocksource, as a KVM cloud guest has kvm-clock: without it Linux under TCG (no
-# kvm-clock, the TSC marked unstable at boot as "unsynchronized") falls back to the ACPI PM timer and every clock read,
-# vDSO ones included, is a port read (0x608), a VM exit on hardware KVM (README.md).
+# kvm-clock, the TSC marked unstable at boot as "unsynchronized") falls back to the ACPI PM
+# timer and every clock read, vDSO ones included, is a port read (0x608), a VM exit on
+# hardware KVM (README.md).
 CLOCK_ARGS = "clocksource=tsc tsc=reliable"
 
 
