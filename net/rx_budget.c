@@ -1,8 +1,8 @@
 /* rx_budget.c: keeps sockets from emptying the receive pool (the rules are in rx_budget.h). The
  * pool's use is lwIP's own count (MEMP_STATS, lwipopts.h). */
 #include "lwip/ip4.h"
-#include "lwip/prot/ip.h"
 #include "lwip/memp.h"
+#include "lwip/prot/ip.h"
 #include "lwip/prot/ip4.h"
 #include "lwip/prot/tcp.h"
 #include "lwip/stats.h"
