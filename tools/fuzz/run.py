@@ -160,6 +160,7 @@ def main():
         r = smoke(h) if args.smoke else fuzz(h, seconds=args.seconds)
         if r.crashes:
             print("\n".join(r.log.splitlines()[-60:]))
+        print(table([r]).splitlines()[-1], flush=True)
         results.append(r)
     print(table(results))
     sys.exit(1 if any(r.crashes for r in results) else 0)
