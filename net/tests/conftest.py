@@ -5,8 +5,6 @@ from pathlib import Path
 
 import pytest
 
-import netlab
-
 HERE = Path(__file__).resolve().parent
 TOP = HERE.parents[1]
 BUILD = TOP / "build"
@@ -25,15 +23,3 @@ def netecho_elf():
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     return BUILD / "net" / "tests" / "netecho.elf"
-
-
-@pytest.fixture
-def lab():
-    """A network namespace with a tap (tools/netlab); skipped only where none can be made."""
-    lab = netlab.NetLab()
-    try:
-        lab.__enter__()
-    except netlab.NetLabError as e:
-        pytest.skip(f"no network namespace here: {e}")
-    yield lab
-    lab.__exit__(None, None, None)

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-import netlab
 from nomvm import VM, Nic, make_iso
 
 HERE = Path(__file__).resolve().parent
@@ -17,21 +16,9 @@ RAWECHO = BUILD / "apps" / "rawecho" / "rawecho.elf"
 CLIENT = [sys.executable, str(HERE.parent / "echo_client.py")]
 
 
-@pytest.fixture
-def lab():
-    """A namespace with a tap; skipped only where namespaces cannot be made."""
+def test_ping_and_udp_echo_over_tap(tmp_path, lab):  # lab: the root conftest.py
     if not KERNEL.exists() or not RAWECHO.exists():
         pytest.skip("kernel or rawecho not built")
-    lab = netlab.NetLab()
-    try:
-        lab.__enter__()
-    except netlab.NetLabError as e:
-        pytest.skip(f"no network namespace here: {e}")
-    yield lab
-    lab.__exit__(None, None, None)
-
-
-def test_ping_and_udp_echo_over_tap(tmp_path, lab):
     iso = make_iso(str(KERNEL), [(str(RAWECHO), f"rawecho --ip={lab.guest_ip}")],
                    str(tmp_path / "r.iso"))
     vm = VM(iso=iso, nics=[Nic(mac="52:54:00:12:34:56", backend="tap", tap=lab.tap)],
