@@ -74,6 +74,18 @@ PY
   python3 -m pip install -q -r "$top/tools/requirements.txt"
 }
 
+# tools/ on every Python's import path (a .pth file in site-packages), so the host tools import
+# each other (`from nomvm import VM`) both under pytest and when run as `python3 tools/x/y.py`,
+# with no sys.path edit in any of them. The last checkout bootstrapped is the one found.
+install_tools_path() {
+  local pth
+  pth=$(python3 -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/nom-tools.pth
+  [ "$(cat "$pth" 2>/dev/null)" = "$top/tools" ] && return 0
+  echo "bootstrap: tools/ on Python's path ($pth)"
+  echo "$top/tools" | as_root tee "$pth" >/dev/null
+}
+
 install_packages
 fetch_sources
 install_python
+install_tools_path
