@@ -15,6 +15,7 @@
 
 #include "docstore.h"
 #include "http.h"
+#include "json.h"
 #include "platform.h"
 #include "poller.h"
 #include "server.h"
@@ -25,6 +26,7 @@
 #define OUT_RESERVE    4608
 #define STATS_JSON_MAX 4096
 #define STATS_PATH     "/nom/stats"
+#define BOARD_PATH     "/nom/board"
 #define WRITE_SLICE    (1u << 20) /* most of a memory-resident body handed to one writev */
 
 struct conn {
@@ -241,6 +243,17 @@ static int respond_error(struct conn *c, int status, bool head_only)
     return status;
 }
 
+/* A JSON document of n bytes (n < 0: it did not fit, a 500), never cached. */
+static int respond_json(struct conn *c, const char *json, long n, bool head_only)
+{
+    if (n < 0)
+        return respond_error(c, 500, head_only);
+    queue_head(c, 200, "application/json", (uint64_t)n, "Cache-Control: no-store\r\n");
+    if (!head_only)
+        queue_bytes(c, json, (size_t)n);
+    return 200;
+}
+
 static int respond_stats(struct conn *c, bool head_only)
 {
     struct server *s = c->srv;
@@ -249,12 +262,19 @@ static int respond_stats(struct conn *c, bool head_only)
     s->stats.buffers_peak = s->in_pool.peak + s->out_pool.peak;
     s->stats.buffer_failures = s->in_pool.failures + s->out_pool.failures;
     long n = stats_render(&s->stats, platform_ticks(), json, sizeof json);
-    if (n < 0)
-        return respond_error(c, 500, head_only);
-    queue_head(c, 200, "application/json", (uint64_t)n, "Cache-Control: no-store\r\n");
-    if (!head_only)
-        queue_bytes(c, json, (size_t)n);
-    return 200;
+    return respond_json(c, json, n, head_only);
+}
+
+/* The bulletin board's read-only export (platform.h); no state changes, unlike /nom/stats. */
+static int respond_board(struct conn *c, bool head_only)
+{
+    char buf[STATS_JSON_MAX];
+    struct json j;
+    json_init(&j, buf, sizeof buf);
+    json_object_begin(&j, NULL);
+    platform_board_json(&j);
+    json_object_end(&j);
+    return respond_json(c, buf, json_finish(&j), head_only);
 }
 
 static int respond_doc(struct conn *c, const char *path, bool head_only)
@@ -297,6 +317,8 @@ static int respond(struct conn *c, const struct http_request *req)
         return respond_error(c, 400, head_only);
     if (strcmp(path, STATS_PATH) == 0)
         return respond_stats(c, head_only);
+    if (strcmp(path, BOARD_PATH) == 0)
+        return respond_board(c, head_only);
     return respond_doc(c, path, head_only);
 }
 

@@ -25,4 +25,9 @@ uint64_t platform_ticks_per_sec(void);
  * batching delay in use, the bandwidth price the application sees, and (nom only) "driver". */
 void platform_stats_json(struct json *j);
 
+/* Adds the read-only export of the bulletin board (GET /nom/board) to the object being
+ * written: "platform", then on nom "board" (one consistent snapshot: memory, prices, and every
+ * application's row, keyed by slot and id); Linux has no board and writes null. */
+void platform_board_json(struct json *j);
+
 #endif /* NHTTPD_PLATFORM_H */

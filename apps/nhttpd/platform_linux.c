@@ -40,3 +40,9 @@ void platform_stats_json(struct json *j)
     json_null(j, "batching_delay_us");
     json_null(j, "bandwidth_price_usd_per_gbit");
 }
+
+void platform_board_json(struct json *j)
+{
+    json_string(j, "platform", "linux");
+    json_null(j, "board");
+}

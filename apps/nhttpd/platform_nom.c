@@ -1,6 +1,7 @@
 /* platform_nom.c: nhttpd on nom (platform.h): the application's private network stack
  * (net/, nom/net.h), time from the TSC (nom/time.h), the bandwidth price from the bulletin
- * board (paper 3.7) and the driver's counters in /nom/stats. The only nom-specific file. */
+ * board (paper 3.7), the driver's counters in /nom/stats and the board's export in /nom/board.
+ * The only nom-specific file. */
 #include "platform.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include <nom/adapt.h>
+#include <nom/bb.h>
 #include <nom/net.h>
 #include <nom/price.h>
 #include <nom/time.h>
@@ -115,4 +117,60 @@ void platform_stats_json(struct json *j)
         json_null(j, "bandwidth_price_usd_per_gbit");
     nom_net_stats(&st);
     driver_json(j, &st);
+}
+
+/* One price slot in use: resource, unit and price as the kernel holds them (micro-dollars). */
+static void board_price_json(struct json *j, unsigned slot, const struct nom_bb_price *p)
+{
+    char key[12];
+    snprintf(key, sizeof key, "%u", slot);
+    json_object_begin(j, key);
+    json_uint(j, "resource", p->resource);
+    json_uint(j, "unit", p->unit);
+    json_int(j, "price_micro", p->price_micro);
+    json_uint(j, "timestamp_ns", p->timestamp_ns);
+    json_uint(j, "sequence", p->sequence);
+    json_object_end(j);
+}
+
+/* One application row with what it reports about itself (struct nom_bb_app_report). */
+static void board_app_json(struct json *j, const struct nom_bb_app *a)
+{
+    char key[12];
+    snprintf(key, sizeof key, "%u", a->id);
+    json_object_begin(j, key);
+    json_string(j, "name", a->name);
+    json_uint(j, "state", a->state);
+    json_uint(j, "cores", a->cores);
+    json_uint(j, "mem_pages", a->mem_pages);
+    json_uint(j, "cpu_ns", a->cpu_ns);
+    json_uint(j, "batching_delay_ns", a->report.batching_delay_ns);
+    json_int(j, "price_seen_micro", a->report.price_seen_micro);
+    json_int(j, "profit_rate_micro", a->report.profit_rate_micro);
+    json_object_end(j);
+}
+
+void platform_board_json(struct json *j)
+{
+    /* Static: 16 KiB is too much for a stack frame, and nhttpd answers on one thread. */
+    static struct nom_bb bb;
+    uint64_t generation = nom_bb_snapshot(&bb);
+    json_string(j, "platform", "nom");
+    json_object_begin(j, "board");
+    json_uint(j, "generation", generation);
+    json_uint(j, "boot_unix_ns", bb.boot_unix_ns);
+    json_uint(j, "ncpus", bb.ncpus);
+    json_uint(j, "mem_total_bytes", bb.mem_total_bytes);
+    json_uint(j, "mem_free_bytes", bb.mem_free_bytes);
+    json_object_begin(j, "prices");
+    for (unsigned i = 0; i < NOM_BB_MAX_PRICES; i++)
+        if (bb.prices[i].resource != 0)
+            board_price_json(j, i, &bb.prices[i]);
+    json_object_end(j);
+    json_object_begin(j, "apps");
+    for (unsigned i = 0; i < bb.napps && i < NOM_BB_MAX_APPS; i++)
+        if (bb.apps[i].state != NOM_APP_EMPTY)
+            board_app_json(j, &bb.apps[i]);
+    json_object_end(j);
+    json_object_end(j);
 }
