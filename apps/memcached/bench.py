@@ -11,17 +11,15 @@ Figures are under TCG unless the host has real hardware virtualization (the outp
 import argparse
 import json
 import os
-import sys
 import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(TOP, "tools"))
 
-import netlab  # noqa: E402
-from loadgen import runners  # noqa: E402
-from nomvm import VM, Nic, make_iso  # noqa: E402
+import netlab
+from loadgen import runners
+from nomvm import VM, Nic, make_iso
 
 BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
 KERNEL = os.path.join(BUILD, "kernel", "nom.elf")

@@ -15,18 +15,16 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(TOP, "tools"))
 
-import linuxguest  # noqa: E402
-import netlab  # noqa: E402
-from loadgen import apps, runners  # noqa: E402
-from loadgen.parsers import parse_nptcp_stdout  # noqa: E402
-from nomvm import VM, Nic, make_iso  # noqa: E402
+import linuxguest
+import netlab
+from loadgen import apps, runners
+from loadgen.parsers import parse_nptcp_stdout
+from nomvm import VM, Nic, make_iso
 
 BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
 KERNEL = os.path.join(BUILD, "kernel", "nom.elf")

@@ -27,13 +27,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 TOP = HERE.parents[1]
-sys.path.insert(0, str(TOP / "tools"))
-sys.path.insert(0, str(HERE))
 
-import netlab  # noqa: E402
-from echo_client import free_udp_port  # noqa: E402
-import vmcounters  # noqa: E402
-from nomvm import VM, Nic, make_iso  # noqa: E402
+import netlab
+from echo_client import free_udp_port
+import vmcounters
+from nomvm import VM, Nic, make_iso
 
 KERNEL = TOP / "build" / "kernel" / "nom.elf"
 RAWECHO = TOP / "build" / "apps" / "rawecho" / "rawecho.elf"

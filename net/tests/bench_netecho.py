@@ -11,17 +11,14 @@ import argparse
 import json
 import socket
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parents[1] / "tools"))
 
-from test_net_qemu import Netecho, echo_bytes, pattern  # noqa: E402
-from nomvm import accel  # noqa: E402
+from test_net_qemu import Netecho, echo_bytes, pattern
+from nomvm import accel
 
 
 def ping_pong(e, rounds):

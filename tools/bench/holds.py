@@ -19,17 +19,14 @@ import json
 import os
 import sys
 import tempfile
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-import kvmcost  # noqa: E402
-import loadgen  # noqa: E402
-import vmcounters  # noqa: E402
-from bench.guests import NomBenchDriver  # noqa: E402
-from experiment.labdriver import prepare  # noqa: E402
-from experiment.machine import describe  # noqa: E402
-from loadgen import apps  # noqa: E402
-from nomvm import choose_accel  # noqa: E402
+import kvmcost
+import loadgen
+import vmcounters
+from bench.guests import NomBenchDriver
+from experiment.labdriver import prepare
+from experiment.machine import describe
+from loadgen import apps
+from nomvm import choose_accel
 
 APP = "memcached"
 

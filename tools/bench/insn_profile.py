@@ -18,17 +18,14 @@ import datetime
 import json
 import os
 import sys
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-import loadgen  # noqa: E402
-from bench import phases  # noqa: E402
-from bench.guests import NomBenchDriver  # noqa: E402
-from experiment.labdriver import prepare  # noqa: E402
-from experiment.machine import TOP, describe, git_commit  # noqa: E402
-from experiment.nom_driver import APPS, BUILD, KERNEL  # noqa: E402
-from loadgen import apps  # noqa: E402
-from vmcounters import guestprofile  # noqa: E402
+import loadgen
+from bench import phases
+from bench.guests import NomBenchDriver
+from experiment.labdriver import prepare
+from experiment.machine import TOP, describe, git_commit
+from experiment.nom_driver import APPS, BUILD, KERNEL
+from loadgen import apps
+from vmcounters import guestprofile
 
 # Function groups (regular expressions on symbol names), each a question about the cost.
 GROUPS = {

@@ -11,13 +11,10 @@ import os
 import signal
 import sys
 import traceback
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from bench import floor, guests, phases, report  # noqa: E402
-from experiment.machine import TOP, describe, git_commit  # noqa: E402
-from nomvm import choose_accel  # noqa: E402
-import kvmcost  # noqa: E402
+from bench import floor, guests, phases, report
+from experiment.machine import TOP, describe, git_commit
+from nomvm import choose_accel
+import kvmcost
 
 QUICK = {"w": "0,20", "seconds": 1, "echoes": 100}
 FULL = {"w": "0,5,10,20,40", "seconds": 10, "echoes": 500}

@@ -22,8 +22,7 @@ TOOLS = os.path.dirname(HERE)
 TOP = os.path.dirname(TOOLS)
 BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
 OUT = os.path.join(BUILD, "linuxguest")
-sys.path.insert(0, TOOLS)
-from loadgen import apps  # noqa: E402  (one definition of ports and NPtcp options)
+from loadgen import apps  # one definition of ports and NPtcp options
 
 NHTTPD_LINUX = os.path.join(BUILD, "apps", "nhttpd", "nhttpd-linux")
 NHTTPD_ARGS = os.environ.get("NHTTPD_LINUX_ARGS", f"--port={apps.HTTP_PORT} --root=/srv/www")

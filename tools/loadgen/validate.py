@@ -10,15 +10,12 @@ tool reports; every figure goes to --out as JSON. Run as root:
 import argparse
 import json
 import os
-import sys
 import tempfile
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import linuxguest  # noqa: E402
-import loadgen  # noqa: E402
-import netlab  # noqa: E402
-from loadgen import apps  # noqa: E402
-from nomvm import Nic  # noqa: E402
+import linuxguest
+import loadgen
+import netlab
+from loadgen import apps
+from nomvm import Nic
 
 
 def pairs(lab, seconds, work):

@@ -12,9 +12,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
 
-from profile_data import CLASSES, load_profile  # noqa: E402
+from profile_data import CLASSES, load_profile
 
 
 def _c_string(s):

@@ -5,14 +5,10 @@ its host tests check that) and the expected profit rate, as a Markdown table.
     python3 tools/profile/choices.py apps/nhttpd/profile/profile.json --prices 1,10
 """
 import argparse
-import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [HERE, os.path.dirname(HERE)]
-
-from profile_data import CLASSES, load_profile  # noqa: E402
-from profit.utility import KINDS, utility  # noqa: E402
+from profile_data import CLASSES, load_profile
+from profit.utility import KINDS, utility
 
 
 def best(points, kind, price):

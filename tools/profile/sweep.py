@@ -17,14 +17,10 @@ import statistics
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [HERE, os.path.dirname(HERE)]  # this folder and tools/ (pytest.ini's pythonpath)
-
-from experiment import machine  # noqa: E402
-from experiment.nom_driver import APPS, make_driver  # noqa: E402
-from nomvm import choose_accel  # noqa: E402
-
-from profile_data import CLASSES, check_profile, write_profile  # noqa: E402
+from experiment import machine
+from experiment.nom_driver import APPS, make_driver
+from nomvm import choose_accel
+from profile_data import CLASSES, check_profile, write_profile
 
 DEFAULT_W = (0, 10, 20, 30, 40)
 

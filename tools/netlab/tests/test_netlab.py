@@ -74,8 +74,7 @@ def test_timeout_kills_the_process():
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_signal_to_the_tool_removes_everything(tmp_path, sig):
     script = textwrap.dedent(f"""
-        import sys, time
-        sys.path.insert(0, {os.path.dirname(os.path.dirname(netlab.__file__))!r})
+        import time
         import netlab
         with netlab.NetLab() as lab:
             p = lab.popen(["sleep", "300"])

@@ -9,19 +9,16 @@ import time
 
 import pytest
 
-TOOLS = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
 # The child: starts a VM (paused with -S: no guest needed) from its main thread or from a
 # thread that ends at once, prints QEMU's PID, then waits to be killed.
 CHILD = """
 import sys, threading, time
-sys.path.insert(0, sys.argv[1])
 from nomvm import VM
 def start():
-    vm = VM(accel="tcg", workdir=sys.argv[2], extra_args=["-S"], name="orphan")
+    vm = VM(accel="tcg", workdir=sys.argv[1], extra_args=["-S"], name="orphan")
     vm.start()
     print(vm.proc.pid, flush=True)
-if sys.argv[3] == "thread":
+if sys.argv[2] == "thread":
     t = threading.Thread(target=start)
     t.start()
     t.join()
@@ -52,7 +49,7 @@ def qemu_of_child(child, timeout=60):
 @pytest.mark.parametrize("started_from", ["main", "thread"])
 def test_qemu_dies_when_its_python_is_killed(tmp_path, started_from):
     """Is QEMU gone (by its PID) after the Python that started it got SIGKILL?"""
-    child = subprocess.Popen([sys.executable, "-c", CHILD, TOOLS, str(tmp_path), started_from],
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path), started_from],
                              stdout=subprocess.PIPE, text=True)
     pid = None
     try:

@@ -2,20 +2,17 @@
 C table cgen.py makes of it (compiled and read back by a host program)."""
 import copy
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+import cgen  # tools/profile is on the import path (pytest.ini): its scripts import each other
+import profile_data
+
 HERE = Path(__file__).resolve().parent
 PROFILE_DIR = HERE.parent
 TOP = PROFILE_DIR.parent.parent
-sys.path.insert(0, str(PROFILE_DIR))
-
-import cgen  # noqa: E402
-import profile_data  # noqa: E402
 
 TEST_PROFILE = TOP / "net" / "adapt" / "tests" / "guest" / "profile.json"
 COMMITTED = sorted(TOP.glob("apps/*/profile/profile.json"))
