@@ -1,19 +1,27 @@
 """The experiment plan: which cells (application x guest x variant) run, how long, how often.
 
 Paper 6.1 and 6.5: every application on every guest for `duration` seconds, load "many" then
-"single" after `change_at` seconds, the price changing at the same moment; nom adaptive (one cell per
-utility function it adapts for) and nom with the batching delay fixed at each W of `w_values` (from which the best-throughput and
-best-latency W of figures 8-13 are picked); `runs` repetitions, interleaved so that a slow
-drift of the machine spreads over every cell alike.
+"single" after `change_at` seconds, the price changing at the same moment; nom adaptive (one
+cell per adaptive mode and utility function it adapts for) and nom with the batching delay
+fixed at each W of `w_values` (from which the best-throughput and best-latency W of figures
+8-13 are picked; a fixed-W run's one trace is priced under every utility function, so it needs
+no run per utility); `runs` repetitions, interleaved so that a slow drift of the machine
+spreads over every cell alike.
+
+Passes: with an exit-cost model (`kvmcost`, tools/kvmcost) the main pass runs every guest on
+the exit-cost QEMU and reports raw and KVM-equivalent figures from the same runs; a second,
+raw-TCG-only pass (the stock QEMU) repeats the plan `raw_runs` times. `fit()` cuts repetitions
+until the estimated wall time fits the budget: the raw-TCG-only pass's first, then the main
+pass's (never below one), and says what it cut.
 """
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from priceprovider import DEFAULT_PORT
 
 APPS = ("memcached", "nhttpd", "netpipe")
 GUESTS = ("linux", "osv", "nom")
 PHASES = ("many", "single")
-DEFAULT_W = (0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40)
+DEFAULT_W = (0, 10, 20, 30, 40)
 # Variants of the comparison guests: Linux serves the web load with our nhttpd built for Linux
 # (the same application, paper 6.2) and with nginx (the server a Linux user would pick).
 GUEST_VARIANTS = {("linux", "nhttpd"): ("default", "nginx")}
@@ -22,12 +30,26 @@ GUEST_VARIANTS = {("linux", "nhttpd"): ("default", "nginx")}
 # (paper 6.5). NetPIPE has no controller (apps/netpipe/README.md): one "adaptive" cell, W = 0.
 ADAPTIVE_UTILITIES = ("penalty", "refund", "bonus")
 APPS_WITH_CONTROLLER = ("memcached", "nhttpd")
+# How the controller knows W's effect (issue 12): "offline-profile" reads the profile measured
+# by tools/profile (the paper's way); "online" learns it at run time. Each is a run of its own;
+# a new mode is one more name here (and its arguments in nom_driver.ADAPTIVE_MODE_ARGS).
+ADAPTIVE_MODES = ("offline-profile", "online")
+# The raw-TCG-only pass's name: its results go to <output>/tcg-raw/ when a main pass exists.
+RAW_PASS = "tcg-raw"
+# Wall time of a cell beyond its measured `duration`, by guest, until measured (the progress
+# line learns the boots as they come): the lab, D's calibration under the exit-cost model, the
+# boot until the application serves (TCG: Linux 5-25 s, nom and OSv a few s), the two 1 s
+# warm-ups, the price provider, the teardown.
+OVERHEAD_S = {"linux": 45.0, "osv": 35.0, "nom": 30.0}
+BUDGET_S = 6 * 3600.0  # the whole experiment on this 2-core machine (issue 13)
 
 
-def adaptive_variant(utility):
-    """The variant of nom that adapts for utility."""
-    name = "adaptive" if utility == "penalty" else f"adaptive-{utility}"
-    return {"name": name, "utility": utility}
+def adaptive_variant(utility, mode="offline-profile"):
+    """The variant of nom that adapts for utility with the controller's mode."""
+    name = "adaptive" if mode == "offline-profile" else f"adaptive-{mode}"
+    if utility != "penalty":
+        name += f"-{utility}"
+    return {"name": name, "utility": utility, "mode": mode}
 
 
 @dataclass(frozen=True)
@@ -46,6 +68,16 @@ class Cell:
         return f"{self.guest}-{self.variant_name}"
 
 
+@dataclass(frozen=True)
+class Pass:
+    """One pass over the plan's cells: its name, the exit-cost model ("off": stock QEMU), how
+    many repetitions and the folder under the output ("" for the output itself)."""
+    name: str
+    kvmcost: str
+    runs: int
+    subdir: str
+
+
 @dataclass
 class Plan:
     apps: tuple = APPS
@@ -53,6 +85,7 @@ class Plan:
     w_values: tuple = DEFAULT_W
     adaptive: bool = True
     adaptive_utilities: tuple = ADAPTIVE_UTILITIES  # one nom cell adapting for each
+    adaptive_modes: tuple = ADAPTIVE_MODES
     runs: int = 5
     duration_s: float = 120.0
     change_at_s: float = 60.0
@@ -60,18 +93,24 @@ class Plan:
     high_price: float = 10.0
     price_port: int = DEFAULT_PORT  # the provider's port on the driver's service_address()
     boot_estimate_s: float = 40.0  # until measured: TCG boots of the three guests take 5-40 s
+    kvmcost: str = "skylake"  # the main pass's exit-cost model; "off": the stock QEMU only
+    raw_runs: int = 5  # repetitions of the raw-TCG-only pass (only with an exit-cost model)
 
     def __post_init__(self):
         if not 0 < self.change_at_s < self.duration_s:
             raise ValueError("the change must fall inside the run (0 < change_at < duration)")
-        if self.runs < 1:
-            raise ValueError("runs must be >= 1")
+        if self.runs < 1 or self.raw_runs < 0:
+            raise ValueError("runs must be >= 1 and raw runs >= 0")
         for a in self.apps:
             if a not in APPS:
                 raise ValueError(f"unknown application {a!r} (one of {', '.join(APPS)})")
         for g in self.guests:
             if g not in GUESTS:
                 raise ValueError(f"unknown guest {g!r} (one of {', '.join(GUESTS)})")
+        for m in self.adaptive_modes:
+            if m not in ADAPTIVE_MODES:
+                raise ValueError(f"unknown adaptive mode {m!r} (one of "
+                                 f"{', '.join(ADAPTIVE_MODES)})")
 
     def schedule_text(self):
         """The price provider's schedule for one run (priceprovider.Schedule syntax)."""
@@ -88,28 +127,71 @@ class Plan:
                     out.extend(Cell(app, guest, {"name": v})
                                for v in GUEST_VARIANTS.get((guest, app), ("default",)))
                     continue
-                if self.adaptive:
-                    kinds = (self.adaptive_utilities if app in APPS_WITH_CONTROLLER
-                             else ("penalty",))
-                    out.extend(Cell(app, guest, adaptive_variant(k)) for k in kinds)
+                if self.adaptive and app in APPS_WITH_CONTROLLER:
+                    out.extend(Cell(app, guest, adaptive_variant(k, m))
+                               for m in self.adaptive_modes for k in self.adaptive_utilities)
+                elif self.adaptive:
+                    out.append(Cell(app, guest, adaptive_variant("penalty")))
                 for w in self.w_values:
                     out.append(Cell(app, guest, {"name": f"w={w:g}", "w_us": w}))
         return out
 
-    def schedule(self):
+    def schedule(self, runs=None):
         """[(run, cell)] in the order they run: every cell once per run."""
-        return [(run, cell) for run in range(1, self.runs + 1) for cell in self.cells()]
+        runs = self.runs if runs is None else runs
+        return [(run, cell) for run in range(1, runs + 1) for cell in self.cells()]
+
+    def passes(self):
+        """The passes in the order they run: the main one, then the raw-TCG-only one."""
+        if self.kvmcost == "off":
+            return [Pass(RAW_PASS, "off", self.runs, "")]
+        out = [Pass(f"kvmcost-{self.kvmcost}", self.kvmcost, self.runs, "")]
+        if self.raw_runs:
+            out.append(Pass(RAW_PASS, "off", self.raw_runs, RAW_PASS))
+        return out
+
+    def cell_estimate_s(self, cell):
+        return self.duration_s + OVERHEAD_S[cell.guest]
+
+    def estimate_s(self, runnable=lambda cell: True):
+        """Estimated wall time of every pass, counting only cells runnable(cell) says run."""
+        one = sum(self.cell_estimate_s(c) for c in self.cells() if runnable(c))
+        return one * sum(p.runs for p in self.passes())
+
+    def fit(self, budget_s=BUDGET_S, runnable=lambda cell: True):
+        """(plan, [what was cut]): this plan with repetitions cut until its estimate fits
+        budget_s: first the raw-TCG-only pass's, then the main pass's down to one run."""
+        plan, cuts = self, []
+        raw0, runs0 = self.raw_runs, self.runs
+        while plan.estimate_s(runnable) > budget_s:
+            if plan.kvmcost != "off" and plan.raw_runs > 0:
+                plan = replace(plan, raw_runs=plan.raw_runs - 1)
+            elif plan.runs > 1:
+                plan = replace(plan, runs=plan.runs - 1)
+            else:
+                break
+        if plan.raw_runs != raw0:
+            cuts.append(f"raw-TCG-only pass: {plan.raw_runs} repetitions instead of {raw0}")
+        if plan.runs != runs0:
+            cuts.append(f"{plan.passes()[0].name} pass: {plan.runs} repetitions instead of "
+                        f"{runs0}")
+        if plan.estimate_s(runnable) > budget_s:
+            cuts.append(f"still over the budget of {budget_s / 3600:g} h at one repetition")
+        return plan, cuts
 
     def to_json(self):
         d = asdict(self)
         d["schedule_text"] = self.schedule_text()
+        d["passes"] = [asdict(p) for p in self.passes()]
         return d
 
 
 def quick_plan(**overrides):
-    """CI's short mode: 2 x 5 s phases, 1 run, Linux and nom with one application, nom adaptive
-    for the penalty function only."""
-    base = dict(apps=("nhttpd",), guests=("linux", "nom"), w_values=(0, 20), runs=1,
-                duration_s=10.0, change_at_s=5.0, adaptive_utilities=("penalty",))
+    """The short mode (`--quick`, under 20 minutes): 2 x 10 s phases, 1 run, Linux and nom
+    with every application, nom adaptive (offline profile, penalty) and W = 0 and 40, the stock
+    QEMU only."""
+    base = dict(guests=("linux", "nom"), w_values=(0, 40), runs=1, duration_s=20.0,
+                change_at_s=10.0, adaptive_utilities=("penalty",),
+                adaptive_modes=("offline-profile",), kvmcost="off", raw_runs=0)
     base.update(overrides)
     return Plan(**base)

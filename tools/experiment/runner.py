@@ -25,8 +25,9 @@ from profit import DEFAULT_PARAMS
 from . import drivers, kvmmodel
 from .driver import GuestError, check_figures
 from .machine import default_output, describe
-from .plan import APPS, DEFAULT_W, GUESTS, PHASES, Plan, quick_plan
-from .progress import Progress
+from . import plan as plan_module
+from .plan import ADAPTIVE_MODES, APPS, DEFAULT_W, GUESTS, PHASES, Plan, quick_plan
+from .progress import Progress, fmt_duration
 from .report import write_report
 from .results import Results
 from .tables import write_tables
@@ -38,7 +39,17 @@ def parse_args(argv):
     ap.add_argument("--apps", default=",".join(APPS), help="comma-separated: " + ", ".join(APPS))
     ap.add_argument("--guests", default=",".join(GUESTS),
                     help="comma-separated: " + ", ".join(GUESTS))
-    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=5, help="repetitions of the main pass")
+    ap.add_argument("--raw-runs", type=int, help="repetitions of the raw-TCG-only pass on the "
+                    "stock QEMU beside an exit-cost pass (default: --runs; 0: none)")
+    ap.add_argument("--budget-hours", type=float, default=plan_module.BUDGET_S / 3600,
+                    help="cut repetitions (raw-TCG-only pass first) until the estimate fits "
+                    "(default 6; 0: never cut)")
+    ap.add_argument("--adaptive-modes", default=",".join(ADAPTIVE_MODES),
+                    help="nom adaptive's controller modes, a cell each: "
+                    + ", ".join(ADAPTIVE_MODES))
+    ap.add_argument("--plan", "--dry-run", dest="dry_run", action="store_true",
+                    help="print every run and the estimated time, run nothing")
     ap.add_argument("--duration", type=float, default=120.0, help="seconds per run of a cell")
     ap.add_argument("--change-at", type=float, help="seconds until load and price change "
                     "(default: half the duration)")
@@ -47,13 +58,15 @@ def parse_args(argv):
     ap.add_argument("--no-adaptive", action="store_true", help="skip nom adaptive")
     ap.add_argument("--prices", default="1,10", help="LOW,HIGH $/Gbit before/after the change")
     ap.add_argument("--quick", action="store_true",
-                    help="CI: 2 x 5 s phases, 1 run, Linux and nom, nhttpd (flags override)")
+                    help="under 20 minutes: 2 x 10 s phases, 1 run, Linux and nom, the stock "
+                    "QEMU (flags override)")
     ap.add_argument("--osv-image", default=os.environ.get("NOM_OSV_IMAGE"),
                     help="OSv image to run (also NOM_OSV_IMAGE); without it OSv is not run")
-    ap.add_argument("--kvmcost", choices=kvmcost.CHOICES, default="off",
-                    help="run every guest under the patched QEMU charging hardware-KVM exit "
-                    "costs (tools/kvmcost: skylake, apicv), D measured per run (default off: "
-                    "the stock QEMU)")
+    ap.add_argument("--kvmcost", choices=kvmcost.CHOICES, default="skylake",
+                    help="the main pass runs every guest under the patched QEMU charging "
+                    "hardware-KVM exit costs (tools/kvmcost: skylake, apicv), D measured per "
+                    "run, then a raw-TCG-only pass on the stock QEMU (--raw-runs); off: the "
+                    "stock QEMU only (default skylake; --quick: off)")
     ap.add_argument("--output", help="results folder (default results/<date>-<commit>)")
     ap.add_argument("--report-only", metavar="DIR", help="only regenerate DIR's report")
     args = ap.parse_args(argv)
@@ -71,6 +84,10 @@ def plan_of(args):
         "--runs": ("runs", args.runs),
         "--duration": ("duration_s", args.duration),
         "--w-values": ("w_values", tuple(float(w) for w in args.w_values.split(",") if w)),
+        "--adaptive-modes": ("adaptive_modes",
+                             tuple(m for m in args.adaptive_modes.split(",") if m)),
+        "--kvmcost": ("kvmcost", args.kvmcost),
+        "--raw-runs": ("raw_runs", args.runs if args.raw_runs is None else args.raw_runs),
     }
     fields = {"adaptive": not args.no_adaptive, "low_price": low, "high_price": high}
     for flag, (name, value) in given.items():
@@ -174,6 +191,54 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt(f"signal {signum}")
 
 
+def osv_runnable(osv_image):
+    """For estimates and the plan listing: whether an OSv cell can run (its image exists)."""
+    def runnable(cell):
+        if cell.guest != "osv":
+            return True
+        try:
+            import osvguest
+            return osvguest.unavailable(osv_image, cell.app) is None
+        except Exception:  # the OSv tool cannot tell: its cells will say why, costing nothing
+            return False
+    return runnable
+
+
+def plan_listing(plan, cuts, runnable, budget_s):
+    """The lines --plan prints: every pass and run, each cell with its estimate, the total."""
+    lines = []
+    for p in plan.passes():
+        where = f"<output>/{p.subdir}" if p.subdir else "<output>"
+        lines.append(f"pass {p.name} (QEMU {'stock' if p.kvmcost == 'off' else 'exit-cost ' + p.kvmcost}"
+                     f"), {p.runs} run(s), into {where}:")
+        for run, cell in plan.schedule(p.runs):
+            note = "" if runnable(cell) else "  (not run: no image; costs nothing)"
+            lines.append(f"  run {run}  {cell.app:9} {cell.key:28} "
+                         f"~{fmt_duration(plan.cell_estimate_s(cell))}{note}")
+    total = sum(len(plan.schedule(p.runs)) for p in plan.passes())
+    lines.append(f"{total} runs of {plan.duration_s:g} s (change at {plan.change_at_s:g} s), "
+                 f"estimated {fmt_duration(plan.estimate_s(runnable))}"
+                 + (f" of a {fmt_duration(budget_s)} budget" if budget_s else ""))
+    lines += [f"cut to fit: {c}" for c in cuts]
+    return lines
+
+
+def run_pass(p, plan, guests, res, progress):
+    """Runs one pass's schedule into res; its own machine description, plan and report."""
+    for driver in guests.values():
+        driver.kvmcost_name = p.kvmcost  # LabDriver's; a MissingDriver ignores it
+    for run, cell in plan.schedule(p.runs):
+        run_cell(guests[cell.guest], cell, run, plan, res, progress)
+
+
+def _write_pass_header(p, plan, res, accel, reason, cuts):
+    res.write_json("machine.json", describe(accel, reason))
+    res.write_json("plan.json", dict(plan.to_json(), runs=p.runs, kvmcost=p.kvmcost,
+                                     pass_name=p.name, cuts=cuts,
+                                     utility_params=asdict(DEFAULT_PARAMS),
+                                     kvm_model=asdict(kvmmodel.DEFAULT)))
+
+
 def main(argv=None):
     args = parse_args(argv)
     if args.report_only:
@@ -185,30 +250,42 @@ def main(argv=None):
     except ValueError as e:
         print(f"run.py: {e}", file=sys.stderr)
         return 2
+    runnable = osv_runnable(args.osv_image)
+    budget_s = args.budget_hours * 3600
+    cuts = []
+    if budget_s > 0:
+        plan, cuts = plan.fit(budget_s, runnable)
+    if args.dry_run:
+        print("\n".join(plan_listing(plan, cuts, runnable, budget_s)))
+        return 0
     accel, reason = choose_accel()
-    res = Results(args.output or default_output())
-    res.write_json("machine.json", describe(accel, reason))
-    res.write_json("plan.json", dict(plan.to_json(), utility_params=asdict(DEFAULT_PARAMS),
-                                     kvm_model=asdict(kvmmodel.DEFAULT),
-                                     kvmcost=args.kvmcost))
-    print(f"experiment: accelerator {accel.upper()} ({reason}); results in {res.path}",
-          file=sys.stderr)
+    out = args.output or default_output()
+    passes = [(p, Results(os.path.join(out, p.subdir))) for p in plan.passes()]
+    for p, res in passes:
+        _write_pass_header(p, plan, res, accel, reason, cuts)
+    print(f"experiment: accelerator {accel.upper()} ({reason}); results in {out}; "
+          f"estimated {fmt_duration(plan.estimate_s(runnable))}", file=sys.stderr)
+    for c in cuts:
+        print(f"experiment: cut to fit {budget_s / 3600:g} h: {c}", file=sys.stderr)
     guests = drivers.load(plan.guests, accel=accel, osv_image=args.osv_image,
                           price_port=plan.price_port)
-    for driver in guests.values():
-        driver.kvmcost_name = args.kvmcost  # LabDriver's; a MissingDriver ignores it
-    schedule = plan.schedule()
-    runnable = sum(1 for _, cell in schedule if _can_run(guests[cell.guest], cell))
+    if "osv" in guests and not any(runnable(c) for c in plan.cells() if c.guest == "osv"):
+        print(f"experiment: OSv not run: {guests['osv'].unavailable(plan.apps[0], {})}",
+              file=sys.stderr)
+    total = sum(len(plan.schedule(p.runs)) for p, _ in passes)
+    runnable_runs = sum(1 for p, _ in passes for _, cell in plan.schedule(p.runs)
+                        if _can_run(guests[cell.guest], cell))
     signal.signal(signal.SIGTERM, _interrupt)
     interrupted = False
     try:
-        with Progress(len(schedule), plan.duration_s, plan.boot_estimate_s,
-                      runnable_cells=runnable) as progress:
-            for run, cell in schedule:
-                run_cell(guests[cell.guest], cell, run, plan, res, progress)
+        with Progress(total, plan.duration_s, plan.boot_estimate_s,
+                      runnable_cells=runnable_runs) as progress:
+            for p, res in passes:
+                run_pass(p, plan, guests, res, progress)
     except KeyboardInterrupt:
         interrupted = True
         print("experiment: interrupted; writing the report of what ran", file=sys.stderr)
-    write_tables(res.path)
-    print(write_report(res.path))
+    for _, res in passes:
+        write_tables(res.path)
+        print(write_report(res.path))
     return 130 if interrupted else 0

@@ -1,8 +1,9 @@
-"""The plan: cells, order, the quick mode and the flags that override it."""
+"""The plan: cells, order, passes, the time budget and what is cut to meet it, the quick mode,
+the flags that override it, and the --plan listing."""
 import pytest
 
-from experiment.plan import Plan, quick_plan
-from experiment.runner import parse_args, plan_of
+from experiment.plan import ADAPTIVE_MODES, OVERHEAD_S, Plan, quick_plan
+from experiment.runner import main, parse_args, plan_of
 
 
 def test_full_plan_has_every_app_guest_and_nom_variant():
@@ -11,30 +12,100 @@ def test_full_plan_has_every_app_guest_and_nom_variant():
     assert ("memcached", "linux-default") in names and ("netpipe", "osv-default") in names
     assert ("nhttpd", "nom-adaptive") in names and ("nhttpd", "nom-w=40") in names
     assert ("memcached", "nom-adaptive-refund") in names and ("nhttpd", "nom-adaptive-bonus") in names
+    assert ("memcached", "nom-adaptive-online") in names
+    assert ("nhttpd", "nom-adaptive-online-refund") in names
     assert ("netpipe", "nom-adaptive") in names and ("netpipe", "nom-adaptive-bonus") not in names
+    assert ("netpipe", "nom-adaptive-online") not in names  # no controller, no mode
     assert ("nhttpd", "linux-nginx") in names
-    # 3 apps x (Linux, OSv, 11 fixed W) + nginx + adaptive: 3 utilities each for memcached and
-    # nhttpd, one for NetPIPE (no controller)
-    assert len(p.cells()) == 3 * (2 + 11) + 1 + 3 + 3 + 1
+    assert {c.variant["w_us"] for c in p.cells() if "w_us" in c.variant} == {0, 10, 20, 30, 40}
+    # per app: Linux, OSv, 5 fixed W; + nginx; adaptive: 2 modes x 3 utilities for memcached
+    # and nhttpd, one cell for NetPIPE (no controller)
+    assert len(p.cells()) == 3 * (2 + 5) + 1 + 2 * 2 * 3 + 1
     variants = {c.key: c.variant for c in p.cells() if c.app == "memcached"}
-    assert variants["nom-adaptive"]["utility"] == "penalty"
-    assert variants["nom-adaptive-refund"]["utility"] == "refund"
+    assert variants["nom-adaptive"] == {"name": "adaptive", "utility": "penalty",
+                                        "mode": "offline-profile"}
+    assert variants["nom-adaptive-online-refund"]["mode"] == "online"
     assert p.schedule_text() == "0:1, 60:10"
     assert p.phase_seconds() == {"many": 60.0, "single": 60.0}
+
+
+def test_passes_main_exit_cost_then_raw_tcg():
+    p = Plan(kvmcost="skylake", runs=5, raw_runs=2)
+    assert [(x.name, x.kvmcost, x.runs, x.subdir) for x in p.passes()] == [
+        ("kvmcost-skylake", "skylake", 5, ""), ("tcg-raw", "off", 2, "tcg-raw")]
+    # without the exit-cost model the stock QEMU's pass is the only one, into the output
+    assert [(x.kvmcost, x.runs, x.subdir) for x in Plan(kvmcost="off", runs=3,
+                                                        raw_runs=2).passes()] == [("off", 3, "")]
+    assert [x.name for x in Plan(kvmcost="apicv", raw_runs=0).passes()] == ["kvmcost-apicv"]
 
 
 def test_runs_are_interleaved():
     p = Plan(apps=("memcached",), guests=("linux",), runs=3)
     assert [run for run, _ in p.schedule()] == [1, 2, 3]
+    assert [run for run, _ in p.schedule(runs=2)] == [1, 2]
+
+
+def test_estimate_counts_every_pass_and_skips_what_cannot_run():
+    p = Plan(apps=("memcached",), guests=("linux", "osv"), runs=2, raw_runs=1,
+             kvmcost="skylake")
+    cell = 120 + OVERHEAD_S["linux"]
+    assert p.estimate_s(lambda c: c.guest != "osv") == 3 * cell
+    assert p.estimate_s() == 3 * (cell + 120 + OVERHEAD_S["osv"])
+
+
+def test_fit_cuts_raw_tcg_repetitions_first():
+    p = Plan(apps=("memcached",), guests=("linux",), runs=5, raw_runs=5, kvmcost="skylake")
+    cell = p.estimate_s() / 10
+    fitted, cuts = p.fit(budget_s=7 * cell)
+    assert (fitted.runs, fitted.raw_runs) == (5, 2)
+    assert cuts == ["raw-TCG-only pass: 2 repetitions instead of 5"]
+    fitted, cuts = p.fit(budget_s=3 * cell)  # the raw pass gone, then the main pass cut
+    assert (fitted.runs, fitted.raw_runs) == (3, 0)
+    assert cuts == ["raw-TCG-only pass: 0 repetitions instead of 5",
+                    "kvmcost-skylake pass: 3 repetitions instead of 5"]
+    fitted, cuts = p.fit(budget_s=10 * cell)
+    assert (fitted, cuts) == (p, [])
+    fitted, cuts = p.fit(budget_s=cell / 2)  # never below one run, and said so
+    assert fitted.runs == 1 and "still over the budget" in cuts[-1]
+
+
+def test_full_experiment_fits_six_hours():
+    """`make experiment` as planned by default (no OSv image): under 6 h, the raw-TCG-only pass
+    cut first."""
+    p = plan_of(parse_args([]))
+    assert (p.kvmcost, p.runs, p.raw_runs, p.adaptive_modes) == ("skylake", 5, 5,
+                                                                 ADAPTIVE_MODES)
+    fitted, cuts = p.fit(runnable=lambda c: c.guest != "osv")
+    assert fitted.estimate_s(lambda c: c.guest != "osv") <= 6 * 3600
+    assert fitted.raw_runs < p.raw_runs and cuts[0].startswith("raw-TCG-only pass")
 
 
 def test_quick_mode_and_overrides():
     p = plan_of(parse_args(["--quick"]))
-    assert (p.apps, p.guests, p.runs, p.duration_s, p.change_at_s) == (
-        ("nhttpd",), ("linux", "nom"), 1, 10.0, 5.0)
-    p = plan_of(parse_args(["--quick", "--apps", "memcached", "--duration", "4"]))
-    assert (p.apps, p.duration_s, p.change_at_s, p.runs) == (("memcached",), 4.0, 2.0, 1)
-    assert quick_plan().schedule_text() == "0:1, 5:10"
+    assert (p.apps, p.guests, p.runs, p.duration_s, p.change_at_s, p.kvmcost) == (
+        ("memcached", "nhttpd", "netpipe"), ("linux", "nom"), 1, 20.0, 10.0, "off")
+    assert len(p.passes()) == 1 and p.adaptive_modes == ("offline-profile",)
+    assert p.estimate_s() <= 20 * 60  # --quick within 20 minutes
+    p = plan_of(parse_args(["--quick", "--apps", "memcached", "--duration", "4",
+                            "--kvmcost", "skylake"]))
+    assert (p.apps, p.duration_s, p.change_at_s, p.runs, p.kvmcost) == (
+        ("memcached",), 4.0, 2.0, 1, "skylake")
+    assert quick_plan().schedule_text() == "0:1, 10:10"
+    assert plan_of(parse_args(["--raw-runs", "0"])).passes()[-1].name == "kvmcost-skylake"
+    assert plan_of(parse_args(["--adaptive-modes", "offline-profile"])).adaptive_modes == (
+        "offline-profile",)
+
+
+def test_plan_flag_lists_every_run_and_the_total(capsys):
+    assert main(["--plan", "--apps", "nhttpd", "--guests", "linux,nom", "--w-values", "0",
+                 "--adaptive-modes", "offline-profile", "--runs", "2", "--raw-runs", "1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    runs = [line for line in out if line.strip().startswith("run ")]
+    # (Linux nhttpd and nginx, nom 3 adaptive utilities and W = 0) x (2 + 1 runs)
+    assert len(runs) == 6 * 3
+    assert out[0].startswith("pass kvmcost-skylake") and any(
+        line.startswith("pass tcg-raw") for line in out)
+    assert out[-1].startswith("18 runs of 120 s") and "estimated" in out[-1]
 
 
 def test_bad_plans_are_rejected():
@@ -44,3 +115,5 @@ def test_bad_plans_are_rejected():
         Plan(duration_s=10, change_at_s=10)
     with pytest.raises(ValueError):
         Plan(runs=0)
+    with pytest.raises(ValueError):
+        Plan(adaptive_modes=("guess",))
