@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import platform
+import socket
 import statistics
 import subprocess
 import sys
@@ -29,9 +30,8 @@ HERE = Path(__file__).resolve().parent
 TOP = HERE.parents[1]
 
 import netlab
-from echo_client import free_udp_port
 import vmcounters
-from nomvm import VM, Nic, make_iso
+from nomvm import VM, Nic, free_port, make_iso
 
 KERNEL = TOP / "build" / "kernel" / "nom.elf"
 RAWECHO = TOP / "build" / "apps" / "rawecho" / "rawecho.elf"
@@ -147,7 +147,7 @@ def main():
             banner, rows = run(args, vm, counters, target, lab.start_vm)
     else:
         iso = make_iso(str(KERNEL), [(str(RAWECHO), "rawecho")], os.path.join(work, "r.iso"))
-        echo_port, ctl_port = free_udp_port(), free_udp_port()
+        echo_port, ctl_port = free_port(socket.SOCK_DGRAM), free_port(socket.SOCK_DGRAM)
         nic = Nic(mac=mac, udp_hostfwd=[(echo_port, 7), (ctl_port, 7001)])
         vm = VM(iso=iso, nics=[nic], accel=args.accel, workdir=work)
         counters = vmcounters.RunCounters(os.path.join(work, "counters"), vm.accel)

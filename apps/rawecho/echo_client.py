@@ -14,13 +14,6 @@ import time
 PAYLOAD = bytes(64)
 
 
-def free_udp_port():
-    """A UDP port free on 127.0.0.1 now (for QEMU's hostfwd)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def ask(sock, addr, payload, tries=5):
     """Sends payload until an answer comes (the first may wait for ARP); None if none."""
     for _ in range(tries):

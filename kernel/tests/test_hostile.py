@@ -6,8 +6,7 @@ import re
 
 import pytest
 
-from nomvm import Nic, boot_apps, nics
-from nomvm.session import TOP
+from nomvm import Nic, TOP, boot_apps, nics
 
 APPS = os.path.join(TOP, "build", "apps", "tests", "kernel")
 

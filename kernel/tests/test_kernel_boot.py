@@ -5,8 +5,7 @@ import re
 
 import pytest
 
-from nomvm import boot_apps, nics
-from nomvm.session import TOP
+from nomvm import TOP, boot_apps, nics
 
 APPS = os.path.join(TOP, "build", "apps", "tests", "kernel")
 

@@ -5,8 +5,7 @@ import os
 
 import pytest
 
-from nomvm import hostcases
-from nomvm.session import TOP
+from nomvm import TOP, hostcases
 
 KERNEL = os.path.join(TOP, "kernel")
 OUT = os.path.join(TOP, "build", "kernel", "host-tests")

@@ -7,8 +7,7 @@ import subprocess
 
 import pytest
 
-from nomvm import boot_apps
-from nomvm.session import TOP
+from nomvm import TOP, boot_apps
 
 GUEST = os.path.join(TOP, "build", "libnom", "tests")
 CONFORMANCE = ["stdio_floats", "malloc_million", "threads_pingpong_200", "cond_timedwait",

@@ -6,8 +6,7 @@ import os
 
 import pytest
 
-from nomvm import hostcases
-from nomvm.session import TOP
+from nomvm import TOP, hostcases
 
 LIBNOM = os.path.join(TOP, "libnom")
 OUT = os.path.join(TOP, "build", "libnom", "host-tests")

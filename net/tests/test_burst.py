@@ -12,7 +12,6 @@ guest's nginx 151 and 349: the limit is the host's, for every guest. nhttpd used
 after 15 s without a request (34 of 200 answered, the rest closed unanswered); it now waits
 60 s, as nginx's client_header_timeout does."""
 import json
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from experiment.nom_driver import APPS
-from nomvm import VM, Nic, make_iso
+from nomvm import VM, Nic, free_port, make_iso
 
 HERE = Path(__file__).resolve().parent
 TOP = HERE.parents[1]
@@ -34,12 +33,6 @@ SERVERS = {
     "memcached": (APPS["memcached"][0], "memcached -p 11211 -U 0 -t 1 -m 64", 11211, "memcached"),
     "nhttpd": (APPS["nhttpd"][0], "nhttpd --port=80", 80, "http"),
 }
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def burst(run, host, port, proto):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from nomvm import VM, Nic, make_iso
+from nomvm import Guest
 
 HERE = Path(__file__).resolve().parent
 TOP = HERE.parents[1]
@@ -20,28 +20,20 @@ KERNEL = BUILD / "kernel" / "nom.elf"
 NETECHO = BUILD / "net" / "tests" / "netecho.elf"  # built by conftest.netecho_elf
 
 
-def free_port(kind):
-    with socket.socket(socket.AF_INET, kind) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Netecho:
     """One booted netecho with TCP 7, UDP 7 and UDP 8 (control) forwarded to 127.0.0.1."""
 
     def __init__(self, tmp_path, args=""):
-        iso = make_iso(str(KERNEL), [(str(NETECHO), ("netecho " + args).strip())],
-                       str(tmp_path / "netecho.iso"))
-        self.tcp, self.udp, self.ctl = (free_port(socket.SOCK_STREAM),
-                                        free_port(socket.SOCK_DGRAM), free_port(socket.SOCK_DGRAM))
-        nic = Nic(mac="52:54:00:12:34:56", hostfwd=[(self.tcp, 7)],
-                  udp_hostfwd=[(self.udp, 7), (self.ctl, 8)])
-        self.vm = VM(iso=iso, nics=[nic], workdir=str(tmp_path))
+        self.guest = Guest([(NETECHO, ("netecho " + args).strip())], tmp_path, tcp=[7],
+                           udp=[7, 8], kernel=KERNEL)
+        self.vm = self.guest.vm
+        self.tcp = self.guest.host_port(7)
+        self.udp, self.ctl = self.guest.host_port(7, "udp"), self.guest.host_port(8, "udp")
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.settimeout(5)
 
     def __enter__(self):
-        self.vm.start()
+        self.guest.start(ready=())
         self.address = self.vm.wait_for(r"net: (\S+) gw (\S+) \((dhcp|static)\) W=(\d+)", 120)
         self.vm.wait_for(r"netecho: serving", 60)
         return self

@@ -11,9 +11,8 @@ import os
 import re
 import subprocess
 
-from .session import TOP
+from .paths import BUILD, TOP
 
-BUILD = os.path.join(TOP, "build")
 _VERDICT = re.compile(r"^(PASS|FAIL) ([^\s:]+)", re.M)
 
 

@@ -5,10 +5,8 @@ import tempfile
 from dataclasses import dataclass
 
 from .image import make_iso
+from .paths import KERNEL
 from .vm import VM, Nic
-
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-KERNEL = os.path.join(TOP, "build", "kernel", "nom.elf")
 
 
 @dataclass

@@ -165,7 +165,7 @@ class VM:
             return ""
 
     def wait_for(self, pattern, timeout=120.0):
-        """Waits until the serial log's complete lines match pattern; returns the match. Raises
+        r"""Waits until the serial log's complete lines match pattern; returns the match. Raises
         TimeoutError (with the log) on timeout or if QEMU ended first. A line still being
         written is not searched: `nic .*` or `W=(\d+)` would match whatever part of it had
         arrived (rawecho's banner was once read cut short)."""

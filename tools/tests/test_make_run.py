@@ -11,7 +11,7 @@ import subprocess
 import time
 import urllib.request
 
-from nomvm.session import TOP
+from nomvm import TOP
 
 ISO = os.path.join(TOP, "build", "nom.iso")
 IMAGE = ["--kernel", os.path.join(TOP, "build", "kernel", "nom.elf"),

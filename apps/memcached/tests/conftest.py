@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from nomvm import VM, Nic, make_iso
+from nomvm import VM, Guest
 
 HERE = Path(__file__).resolve().parent
 TOP = HERE.parents[2]
@@ -27,12 +27,6 @@ KERNEL = BUILD / "kernel" / "nom.elf"
 ELF = BUILD / "apps" / "memcached" / "memcached.elf"
 OPTIONS = "-t 1 -m 64 -p 11211 -U 0"
 MEMORY_MB = 128
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def ask(host, port, request, until=b"\r\n", timeout=10.0):
@@ -86,19 +80,16 @@ def booted(workdir, extra=""):
     if missing:
         pytest.skip(f"not built: {missing}")
     cmdline = f"memcached {OPTIONS} {extra}".strip()
-    iso = make_iso(str(KERNEL), [(str(ELF), cmdline)], str(Path(workdir) / "mc.iso"))
-    port = free_port()
-    vm = VM(iso=iso, nics=[Nic(mac="52:54:00:12:34:56", hostfwd=[(port, 11211)])],
-            memory_mb=MEMORY_MB, workdir=str(workdir), name="memcached")
-    vm.start()
+    guest = Guest([(ELF, cmdline)], workdir, tcp=[11211], kernel=KERNEL, memory_mb=MEMORY_MB,
+                  name="memcached")
+    guest.start(timeout=120)
     try:
-        vm.wait_for(r"net: \S+ gw \S+ \((dhcp|static)\)", 120)
-        server = Memcached("127.0.0.1", port, vm)
+        server = Memcached("127.0.0.1", guest.host_port(11211), guest.vm)
         server.wait_ready()
         yield server
-        assert "nom: fault:" not in vm.log(), vm.tail()
+        assert "nom: fault:" not in guest.vm.log(), guest.vm.tail()
     finally:
-        vm.stop()
+        guest.stop()
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ import tempfile
 import threading
 import time
 
-from nomvm import VM, Nic, make_iso
+from nomvm import VM, Nic, free_port, make_iso
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__)))))
@@ -34,12 +34,6 @@ def build_host():
     r = subprocess.run(["make", "-s", "-C", os.path.join(TOP, "apps", "priced"), "host"],
                        env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Provider:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from nomvm import VM, Nic, make_iso
+from nomvm import Guest
 
 HERE = Path(__file__).resolve().parent
 TOP = HERE.parents[2]
@@ -38,16 +38,15 @@ class Rawecho:
     """One booted rawecho with its echo and control ports forwarded to 127.0.0.1."""
 
     def __init__(self, tmp_path, args):
-        iso = make_iso(str(KERNEL), [(str(RAWECHO), "rawecho " + args)], str(tmp_path / "r.iso"))
-        self.echo_port, self.ctl_port = echo_client.free_udp_port(), echo_client.free_udp_port()
-        nic = Nic(mac="52:54:00:12:34:56",
-                  udp_hostfwd=[(self.echo_port, 7), (self.ctl_port, 7001)])
-        self.vm = VM(iso=iso, nics=[nic], workdir=str(tmp_path))
+        self.guest = Guest([(RAWECHO, "rawecho " + args)], tmp_path, udp=[7, 7001], kernel=KERNEL)
+        self.vm = self.guest.vm
+        self.echo_port, self.ctl_port = (self.guest.host_port(7, "udp"),
+                                         self.guest.host_port(7001, "udp"))
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.settimeout(5)
 
     def __enter__(self):
-        self.vm.start()
+        self.guest.start(ready=())
         self.banner = self.vm.wait_for(r"rawecho: (nic .*|no virtio-net.*|usage.*)", 120).group(0)
         return self
 

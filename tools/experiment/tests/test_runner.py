@@ -3,7 +3,6 @@ the price change falls on the load change, failures and Ctrl-C still stop the gu
 provider, and every cell leaves a record."""
 import io
 import json
-import socket
 import subprocess
 import urllib.request
 
@@ -14,12 +13,7 @@ from experiment.plan import Cell, Plan
 from experiment.progress import Progress
 from experiment.results import Results
 from experiment.runner import run_cell
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from nomvm import free_port
 
 
 class ScriptedDriver(GuestDriver):

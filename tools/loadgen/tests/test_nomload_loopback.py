@@ -1,18 +1,12 @@
 """Does nomload count, time and frame real servers' replies? (Host servers on 127.0.0.1 only:
 memcached, and NPtcp's receiver from our patched build, including its streaming mode.)"""
-import socket
 import subprocess
 import time
 
 import pytest
 
 import loadgen
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from nomvm import free_port
 
 
 @pytest.fixture

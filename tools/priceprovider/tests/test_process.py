@@ -7,13 +7,8 @@ import urllib.request
 
 import pytest
 
+from nomvm import free_port
 from priceprovider import process
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start(tmp_path, *args, **kwargs):
