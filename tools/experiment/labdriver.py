@@ -4,10 +4,10 @@ A guest driver (linux_driver.py, osv_driver.py, nom_driver.py) subclasses LabDri
 supplies two things: make_vm() (the guest's QEMU with one NIC on the lab's tap) and
 wait_ready() (until the application serves). LabDriver does the rest the same way for every
 guest, so that the comparison is fair: the namespace (tools/netlab), the load of each phase
-(tools/loadgen's run_phase, after a short warm-up outside the measured window), the counters
-(tools/vmcounters: instructions, notifications, interrupts, vCPU time, KVM's counters under
-KVM), and bytes_out, the guest's outbound traffic counted on the host side of its tap (what
-the provider bills; the tap's rx counter is what the guest sent).
+(tools/loadgen's run_phase with the paper's tools, after a short warm-up outside the measured
+window), the counters (tools/vmcounters: instructions, notifications, interrupts, vCPU time,
+KVM's counters under KVM), and bytes_out, the guest's outbound traffic counted on the host side
+of its tap (what the provider bills; the tap's rx counter is what the guest sent).
 """
 import functools
 import os
@@ -44,6 +44,8 @@ class LabDriver(GuestDriver):
     # The exit-cost model (tools/kvmcost: "off" for the stock QEMU, "skylake" or "apicv"); the
     # runner sets it (--kvmcost), alike for every guest. Each start() measures D anew.
     kvmcost_name = "off"
+    # The load's client (loadgen.phase): the paper's tools, memcaslap, wrk and NPtcp.
+    client = "paper"
 
     def __init__(self, accel):
         self.accel = accel
@@ -70,7 +72,7 @@ class LabDriver(GuestDriver):
         """The load of app/phase for seconds inside lab: driver.py's figures less what
         LabDriver adds (bytes_out, counters)."""
         try:
-            return loadgen.run_phase(app, phase, seconds, lab, workdir)
+            return loadgen.run_phase(app, phase, seconds, lab, workdir, client=self.client)
         except loadgen.LoadError as e:
             raise GuestError(f"{app} {phase} load: {e}") from None
 

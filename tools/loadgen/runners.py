@@ -80,10 +80,11 @@ def memaslap(lab, host, port, conns, seconds, workdir, stats=False):
     (-S, which costs throughput, issue 5)."""
     os.makedirs(workdir, exist_ok=True)
     threads = min(2, conns)
+    whole = max(1, round(seconds))  # memaslap counts in whole seconds
     args = ["memcaslap", "-s", f"{host}:{port}", "-T", str(threads), "-c", str(conns),
-            "-t", f"{int(seconds)}s", "-F", memaslap_config(workdir)]
+            "-t", f"{whole}s", "-F", memaslap_config(workdir)]
     if stats:
-        args += ["-S", f"{int(seconds)}s"]
+        args += ["-S", f"{whole}s"]
     text, raw = _run_tool(lab, args, seconds, workdir, f"memaslap-{conns}.txt")
     out = _parsed(parse_memaslap, text, args)
     out["raw"] = raw
@@ -93,7 +94,7 @@ def memaslap(lab, host, port, conns, seconds, workdir, stats=False):
 def wrk(lab, host, port, conns, seconds, workdir, path=apps.INDEX_PATH):
     """wrk fetching the 175-byte page: many -t2 -c32, single -t1 -c1 (issue 5)."""
     threads = 2 if conns > 1 else 1
-    args = ["wrk", f"-t{threads}", f"-c{conns}", f"-d{int(seconds)}s", "--latency",
+    args = ["wrk", f"-t{threads}", f"-c{conns}", f"-d{max(1, round(seconds))}s", "--latency",
             f"http://{host}:{port}{path}"]
     text, raw = _run_tool(lab, args, seconds, workdir, f"wrk-{conns}.txt")
     out = _parsed(parse_wrk, text, args)
@@ -146,3 +147,24 @@ def nptcp_pingpong(lab, host, workdir):
     text, raw = _nptcp_session(lab, args, workdir, "nptcp-pingpong.txt")
     rows = _parsed(parse_nptcp_stdout, text, args)
     return {"rows": rows, "raw": raw}
+
+
+def nptcp_pingpong_for(lab, host, seconds, workdir):
+    """Stock NPtcp ping-pong sessions of 1024-byte messages back to back until `seconds`
+    passed. Returns {"round_trips", "seconds", "rtt_us" (mean over sessions, weighted by their
+    round trips, of twice NetPIPE's per-message time: each session's best trial), "sessions",
+    "raw"}. round_trips counts NetPIPE's timed trials: times x TRIALS per session."""
+    os.makedirs(workdir, exist_ok=True)
+    raw = os.path.join(workdir, "nptcp-pingpong-all.txt")
+    rows, start = [], time.monotonic()
+    with open(raw, "w") as log:
+        while time.monotonic() - start < seconds:
+            text = nptcp_pingpong(lab, host, workdir)
+            rows += text["rows"]
+            with open(text["raw"]) as f:
+                log.write(f.read())
+    elapsed = time.monotonic() - start
+    trips = [r["times"] * apps.NETPIPE_TRIALS for r in rows]
+    rtt = sum(2 * r["usec"] * n for r, n in zip(rows, trips)) / max(sum(trips), 1)
+    return {"round_trips": sum(trips), "seconds": elapsed, "rtt_us": rtt,
+            "sessions": len(rows), "raw": raw}

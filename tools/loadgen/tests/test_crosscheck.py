@@ -1,0 +1,118 @@
+"""Do nomload's figures agree with the paper's tools' (memcaslap, wrk) on the same target?
+
+The target is the honest minimum that needs no guest boot: the host's memcached (Debian's) and
+nhttpd built for Linux, each started inside the test's own network namespace (the root
+conftest's `lab`), loaded on the namespace's loopback by both clients in turn. The guests'
+runs differ only in where the server is.
+
+What both measure, checked here:
+- requests completed: each tool's count against the server's own count of what it served in
+  the same window (memcached's `stats` cmd_get + cmd_set, nhttpd's /nom/stats 2xx). A closed
+  loop has at most one request per connection in flight at each edge of its window, which
+  the server may serve and the tool not count (nomload counts a reply only if its request
+  left after the window opened and it arrived before the window closed), and nomload stores
+  its key space first (its preload sets).
+- the GET/SET mix (90/10) of the memcached load, from the server's counters.
+- throughput against each other, within a band, never absolute speed: both keep one request
+  outstanding per connection, but here the clients share the machine's two cores with the
+  server, so their own cost per request (memcaslap -S timestamps every command; wrk and
+  memcaslap run two threads under "many", nomload one) moves the rate. A factor of 3 either
+  way is that band; counting bugs (a reply miscounted, errors taken for requests) are not
+  within it.
+"""
+import json
+import os
+import re
+import time
+
+import pytest
+
+import loadgen
+from loadgen import runners
+
+NHTTPD_LINUX = os.path.join(runners.BUILD, "apps", "nhttpd", "nhttpd-linux")
+WWW = os.path.join(runners.BUILD, "apps", "nhttpd", "www")
+MC_PORT, WEB_PORT = 11211, 8080
+SECONDS = 3
+BAND = (1 / 3, 3.0)
+LOOPBACK = "127.0.0.1"
+
+
+def wait_listening(lab, port, timeout_s=10.0):
+    probe = ["bash", "-c", f"exec 3<>/dev/tcp/{LOOPBACK}/{port}"]
+    deadline = time.monotonic() + timeout_s
+    while lab.run(probe, timeout=10).returncode != 0:
+        assert time.monotonic() < deadline, f"nothing listens on port {port}"
+        time.sleep(0.2)
+
+
+def memcached_counts(lab):
+    """memcached's own cmd_get and cmd_set."""
+    r = lab.run(["bash", "-c", f"exec 3<>/dev/tcp/{LOOPBACK}/{MC_PORT}; "
+                 "printf 'stats\\r\\nquit\\r\\n' >&3; cat <&3"], timeout=10)
+    stats = dict(re.findall(r"^STAT (cmd_get|cmd_set) (\d+)", r.stdout, re.M))
+    return int(stats["cmd_get"]), int(stats["cmd_set"])
+
+
+def nhttpd_served(lab):
+    """nhttpd's own count of 2xx responses (the stats request itself not yet among them)."""
+    r = lab.run(["curl", "-s", f"http://{LOOPBACK}:{WEB_PORT}/nom/stats"], timeout=10)
+    return json.loads(r.stdout)["total"]["responses"]["2xx"]
+
+
+@pytest.fixture
+def memcached(lab):
+    loadgen.build()
+    lab.popen(["memcached", "-l", LOOPBACK, "-p", str(MC_PORT), "-U", "0", "-t", "1",
+               "-u", "root"])
+    wait_listening(lab, MC_PORT)
+    return lab
+
+
+@pytest.fixture
+def nhttpd(lab):
+    if not os.access(NHTTPD_LINUX, os.X_OK):
+        pytest.skip(f"{NHTTPD_LINUX} is not built (make -C apps/nhttpd)")
+    loadgen.build()
+    lab.popen([NHTTPD_LINUX, f"--port={WEB_PORT}", f"--bind={LOOPBACK}", f"--root={WWW}"])
+    wait_listening(lab, WEB_PORT)
+    return lab
+
+
+@pytest.mark.parametrize("conns", [loadgen.MANY_CONNS, 1], ids=["many", "single"])
+def test_memcaslap_and_nomload_agree_on_memcached(memcached, tmp_path, conns):
+    lab = memcached
+    get0, set0 = memcached_counts(lab)
+    m = loadgen.memaslap(lab, LOOPBACK, MC_PORT, conns, SECONDS, str(tmp_path), stats=True)
+    get1, set1 = memcached_counts(lab)
+    n = loadgen.nomload(lab, "memcached", LOOPBACK, MC_PORT, conns, SECONDS, str(tmp_path))
+    get2, set2 = memcached_counts(lab)
+
+    served_m, served_n = (get1 - get0) + (set1 - set0), (get2 - get1) + (set2 - set1)
+    assert m["ops"] > 0 and n["requests"] > 0 and n["errors"] == 0
+    assert abs(served_m - m["ops"]) <= 2 * conns, (served_m, m)
+    assert abs(served_n - n["preload_sets"] - n["requests"]) <= 2 * conns, (served_n, n)
+    for gets, sets in ((get1 - get0, set1 - set0), (get2 - get1, set2 - set1 - n["preload_sets"])):
+        assert 0.85 <= gets / (gets + sets) <= 0.95  # GET/SET 90/10, both tools
+    ratio = n["throughput_rps"] / m["tps"]
+    assert BAND[0] <= ratio <= BAND[1], (n["throughput_rps"], m["tps"])
+    assert m["latency_us"]["mean"] > 0 and n["latency_us"]["mean"] > 0
+
+
+@pytest.mark.parametrize("conns", [loadgen.MANY_CONNS, 1], ids=["many", "single"])
+def test_wrk_and_nomload_agree_on_nhttpd(nhttpd, tmp_path, conns):
+    lab = nhttpd
+    before = nhttpd_served(lab)
+    w = loadgen.wrk(lab, LOOPBACK, WEB_PORT, conns, SECONDS, str(tmp_path))
+    middle = nhttpd_served(lab)
+    n = loadgen.nomload(lab, "http", LOOPBACK, WEB_PORT, conns, SECONDS, str(tmp_path),
+                        extra=["--path", loadgen.apps.INDEX_PATH])
+    after = nhttpd_served(lab)
+
+    assert w["requests"] > 0 and w["errors"] == 0 and n["requests"] > 0 and n["errors"] == 0
+    # one 2xx each for the stats requests themselves, counted by the next one
+    assert abs(middle - before - 1 - w["requests"]) <= 2 * conns, (middle - before, w)
+    assert abs(after - middle - 1 - n["requests"]) <= 2 * conns, (after - middle, n)
+    ratio = n["throughput_rps"] / w["rps"]
+    assert BAND[0] <= ratio <= BAND[1], (n["throughput_rps"], w["rps"])
+    assert w["latency_us"]["p50"] > 0 and n["latency_us"]["p50"] > 0
