@@ -1,7 +1,7 @@
 """Host unit tests of libnom's pure parts: the run queue, the timer heap, the bulletin-board
-seqlock reader and the descriptor table. Each C program (tests/host/) is built with the host
-gcc under AddressSanitizer/UBSan and prints one PASS/FAIL line per named case; each program is
-one pytest case here (nomvm.hostcases)."""
+seqlock reader, the descriptor table and the online learner. Each C program (tests/host/) is
+built with the host gcc under AddressSanitizer/UBSan and prints one PASS/FAIL line per named
+case; each program is one pytest case here (nomvm.hostcases)."""
 import os
 
 import pytest
@@ -32,6 +32,8 @@ def nom_headers_only():
     ("timerheap", ["tests/host/test_timerheap.c", "src/timerheap.c"], ()),
     ("seqlock", ["tests/host/test_seqlock.c", "src/bb.c"], ("-lpthread",)),
     ("fdtable", ["tests/host/test_fdtable.c", "src/fdtable.c"], ()),
+    ("learn", ["tests/host/test_learn.c", "src/profit/learn.c", "src/profit/profile.c",
+               "src/profit/utility.c", "src/profit/load_meter.c"], ("-lm",)),
 ])
 def test_host_unit(name, sources, libs):
     exe = hostcases.compile_program(os.path.join(OUT, name),
