@@ -1,17 +1,19 @@
-"""The OSv comparison guest: runs an OSv image the user supplies (README.md says how to get one).
+"""The OSv comparison guest: runs the OSv images build.py makes (or any the user supplies).
 
-The repository holds no OSv code and builds none. An image is given as a path: either one image
-file, or a directory with one image per application (memcached.qcow2, lighttpd.qcow2, ...; see
-IMAGE_NAMES), optionally with OSv's kernel.elf beside them to boot it directly with our command
-line. Without an image for an application, unavailable() says why and the experiment reports
-that guest's rows as "not run". Same shape as tools/linuxguest:
+The repository holds no OSv code. build.py builds the images from an OSv source tree into
+build/osv/ (DEFAULT_IMAGES), where every function here looks when no image is given. An image
+is given as a path: either one image file, or a directory with one image per application
+(memcached.qcow2, nginx.qcow2, ...; see IMAGE_NAMES), optionally with OSv's kernel.elf beside
+them to boot it directly with our command line. Without an image for an application,
+unavailable() says why and the experiment reports that guest's rows as "not run". Same shape
+as tools/linuxguest:
 
     reason = osvguest.unavailable(image, "memcached")       # None when it can run
     vm = osvguest.make_vm("memcached", nic, image, extra_args=counters.qemu_args())
     lab.start_vm(vm); osvguest.wait_ready(vm)               # inside a netlab.NetLab
 
 Same NIC as every guest (virtio-net-pci on the lab's tap), 1 vCPU, 128 MiB (paper section 6).
-The image is opened with snapshot=on: a run never changes the user's file.
+The image is opened with snapshot=on: a run never changes the image file.
 """
 import os
 import subprocess
@@ -22,6 +24,8 @@ import netlab
 from loadgen import apps
 
 MEMORY_MB = 128
+DEFAULT_IMAGES = os.path.join(os.environ.get("BUILD") or os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "build"), "osv")
 # The experiment's application slots, the image names that serve each (OSv runs lighttpd as
 # its web server, issue 5), and the port that says it is ready.
 IMAGE_NAMES = {"memcached": ("memcached",), "nhttpd": ("lighttpd", "nginx"),
@@ -33,9 +37,10 @@ IMAGE_SUFFIXES = (".qcow2", ".img", ".raw")
 NETMASK = "255.255.255.0"
 
 
-def find_image(image, app):
+def find_image(image, app, default=DEFAULT_IMAGES):
     """The image file for app: image itself if it is a file, else the first IMAGE_NAMES[app]
-    + suffix in the directory image; None if there is none."""
+    + suffix in the directory image (default when image is None); None if there is none."""
+    image = image or default
     if not image:
         return None
     if os.path.isfile(image):
@@ -48,13 +53,15 @@ def find_image(image, app):
     return None
 
 
-def unavailable(image, app):
-    """None if app can run on OSv here, else the reason ("not run: ...")."""
+def unavailable(image, app, default=DEFAULT_IMAGES):
+    """None if app can run on OSv here, else the reason ("not run: ..."); image None means
+    the images build.py made in default."""
     if app not in APPS:
         return f"not run: no OSv set-up for {app} (known: {', '.join(APPS)})"
-    if not image:
-        return "not run: no OSv image given (tools/osvguest/README.md says how to make one)"
-    if not find_image(image, app):
+    if not image and not find_image(None, app, default):
+        return (f"not run: no OSv image given nor built in {default} "
+                "(python3 tools/osvguest/build.py --osv-src OSV_TREE builds them)")
+    if not find_image(image, app, default):
         names = "/".join(IMAGE_NAMES[app])
         return f"not run: no OSv image for {app} ({names}.qcow2/.img/.raw) in {image}"
     return None
@@ -98,12 +105,21 @@ def make_vm(app, nic, image, extra_args=(), workdir=None, accel=None, cmdline=No
                  extra_args=boot_args(app, image, guest_ip, cmdline) + list(extra_args))
 
 
+def ready_probe(app, guest_ip):
+    """The command that succeeds once app's guest is ready: a TCP connection to its port
+    (bash's /dev/tcp), except for NetPIPE, whose NPtcp receiver takes the first connection as
+    its one session and exits with OSv when it closes: there the guest answering ping says
+    the network is up, and the NPtcp client retries until the receiver listens."""
+    if app == "netpipe":
+        return ["ping", "-c", "1", "-W", "2", guest_ip]
+    return ["bash", "-c", f"exec 3<>/dev/tcp/{guest_ip}/{APP_PORTS[app]}"]
+
+
 def wait_ready(vm, timeout=300.0):
-    """Waits until vm's application accepts TCP connections on its address, probing from the
-    VM's namespace (bash's /dev/tcp); raises TimeoutError with the console's tail, also when
-    QEMU ends first."""
+    """Waits until vm's application is ready (ready_probe), probing from the VM's namespace;
+    raises TimeoutError with the console's tail, also when QEMU ends first."""
     ns = vm.namespace()
-    probe = ["bash", "-c", f"exec 3<>/dev/tcp/{vm.guest_ip}/{APP_PORTS[vm.app]}"]
+    probe = ready_probe(vm.app, vm.guest_ip)
     if ns:
         probe = ["ip", "netns", "exec", ns] + probe
     deadline = time.monotonic() + timeout
@@ -113,5 +129,4 @@ def wait_ready(vm, timeout=300.0):
         if subprocess.run(probe, capture_output=True, timeout=30).returncode == 0:
             return
         time.sleep(0.5)
-    raise TimeoutError(f"{vm.app} on OSv did not accept connections within {timeout} s:\n"
-                       f"{vm.tail(30)}")
+    raise TimeoutError(f"{vm.app} on OSv was not ready within {timeout} s:\n{vm.tail(30)}")
