@@ -1,11 +1,13 @@
-"""OSv's driver: the user's OSv image, run by tools/osvguest, 1 vCPU, 128 MiB (paper 6.1).
+"""OSv's driver: the OSv images, run by tools/osvguest, 1 vCPU, 128 MiB (paper 6.1).
 
-The repository holds no OSv code: the user builds or downloads an image (tools/osvguest's
-README says how) and passes it with --osv-image (or NOM_OSV_IMAGE): one image, or a folder
-with an image per application (OSv serves the web load with lighttpd). Without one every OSv
-cell is "not run" with tools/osvguest's reason.
+The repository holds no OSv code: tools/osvguest/build.py builds the images from an OSv tree
+into build/osv/, used by default; --osv-image (or NOM_OSV_IMAGE) names others: one image, or
+a folder with an image per application (OSv serves the web load with nginx or lighttpd).
+Without any, the experiment says so in one line and every OSv cell is "not run" with
+tools/osvguest's reason.
 """
 import os
+import sys
 
 import osvguest
 
@@ -37,4 +39,6 @@ class OsvDriver(LabDriver):
 
 def make_driver(accel, osv_image, price_port):
     prepare()
+    if all(osvguest.unavailable(osv_image, app) for app in osvguest.APPS):
+        print(f"OSv: {osvguest.unavailable(osv_image, osvguest.APPS[0])}", file=sys.stderr)
     return OsvDriver(accel, osv_image)
