@@ -11,6 +11,9 @@
 # NOM_LDFLAGS: static, non-PIE, linker/app.ld (applications start at 0x400000, abi.h), crt0.
 # NOM_LIBS: libnom, newlib's libc and libm, libgcc, as one group (they call each other).
 # NOM_LINK_DEPS: the files a link depends on (for make prerequisites).
+# NOM_PROFILE_CGEN: `$(NOM_PROFILE_CGEN) profile.json out.c` turns an application's measured
+#   profile into the C table nom_adapt_profile its controller reads (nom/adapt.h); a bad profile
+#   stops the build with the reason. NOM_PROFILE_CGEN_DEPS: what that output depends on.
 TOP   ?= $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
 BUILD ?= $(TOP)/build
 
@@ -29,3 +32,5 @@ NOM_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,noexecstack 
 NOM_LIBS := -Wl,--start-group $(BUILD)/libnom/libnom.a $(NOM_NEWLIB_SYSROOT)/lib/libc.a \
             $(NOM_NEWLIB_SYSROOT)/lib/libm.a $(NOM_LIBGCC) -Wl,--end-group
 NOM_LINK_DEPS := $(TOP)/linker/app.ld $(BUILD)/libnom/crt0.o $(BUILD)/libnom/libnom.a
+NOM_PROFILE_CGEN := python3 $(TOP)/tools/profile/cgen.py
+NOM_PROFILE_CGEN_DEPS := $(TOP)/tools/profile/cgen.py $(TOP)/tools/profile/profile_data.py

@@ -1,19 +1,23 @@
-/* conns_lwip.c: active TCP connections counted on lwIP's own list (NO_SYS=1, net/README.md:
- * the stack's lock is nom_preempt_disable). lwIP stamps pcb->tmr with tcp_ticks (one tick per
- * TCP_SLOW_INTERVAL, 500 ms) on every segment a connection receives (tcp_in.c), which is
- * exactly "a user is talking on it" without any counter of our own on the data path. */
+/* adapt_stack.c: what the stack lends libnom's profit-maximizing controller (nom/adapt.h,
+ * struct nom_adapt_stack): the batching delay knob of nom/net.h and the count of active TCP
+ * connections, read on lwIP's own list (NO_SYS=1, net/README.md: the stack's lock is
+ * nom_preempt_disable). lwIP stamps pcb->tmr with tcp_ticks (one tick per TCP_SLOW_INTERVAL,
+ * 500 ms) on every segment a connection receives (tcp_in.c), which is exactly "a user is
+ * talking on it" without any counter of our own on the data path. */
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/tcp.h"
+#include <nom/adapt.h>
+#include <nom/net.h>
 #include <nom/sched.h>
 
-#include "conns.h"
+#include "adapt_stack.h"
 
 /* Received within the last ACTIVE_MS (to one tick): a user thinking longer than that between
  * requests is not loading the server now. */
 #define ACTIVE_MS 1000u
 #define ACTIVE_TICKS (ACTIVE_MS / TCP_SLOW_INTERVAL)
 
-unsigned adapt_active_conns(void)
+static unsigned active_conns(void)
 {
     unsigned n = 0;
     nom_preempt_disable();
@@ -23,4 +27,15 @@ unsigned adapt_active_conns(void)
     }
     nom_preempt_enable();
     return n;
+}
+
+static const struct nom_adapt_stack lwip_stack = {
+    .active_conns = active_conns,
+    .set_batching_delay_us = nom_net_set_batching_delay_us,
+    .batching_delay_us = nom_net_batching_delay_us,
+};
+
+void net_adapt_stack_register(void)
+{
+    nom_adapt_stack_register(&lwip_stack);
 }

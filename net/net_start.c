@@ -7,6 +7,7 @@
 #include <nom/net.h>
 #include <nom/sched.h>
 
+#include "adapt_stack.h"
 #include "net_args.h"
 #include "netloop.h"
 #include "vnet_nom.h"
@@ -32,8 +33,10 @@ int nom_net_start(int *argc, char **argv)
         return -ENODEV;
     }
     r = nom_net_attach(dev, &cfg);
-    if (r == 0 || r == -ETIMEDOUT)
+    if (r == 0 || r == -ETIMEDOUT) {
         atexit(netloop_drain); /* the last answers leave before the kernel resets the NIC */
+        net_adapt_stack_register(); /* libnom's controller may now steer W */
+    }
     if (r == -ETIMEDOUT)
         printf("net: no DHCP lease yet; still trying\n");
     else if (r != 0)

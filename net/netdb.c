@@ -1,5 +1,5 @@
 /* netdb.c: the pre-getaddrinfo lookups (NetPIPE's NPtcp uses them) over what nom has: numeric
- * addresses (inet_aton, from net/) and a four-line protocol table. No resolver, no files. */
+ * addresses (inet_aton, inet.c) and a four-line protocol table. No resolver, no files. */
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <string.h>

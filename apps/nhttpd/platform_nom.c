@@ -19,8 +19,8 @@
 
 #include "json.h"
 
-/* The profit-maximizing controller (net/adapt, paper 6.5) with nhttpd's profile; it takes
- * --utility=, --adapt and --batching-delay= out of argv. */
+/* The profit-maximizing controller (libnom's nom/adapt.h, paper 6.5) with nhttpd's profile;
+ * it takes --utility=, --adapt and --batching-delay= out of argv. */
 static int start_controller(int *argc, char **argv)
 {
     int r = nom_adapt_start(argc, argv, &nom_adapt_profile);

@@ -11,13 +11,13 @@
 
 #include <nom/bb.h>
 #include <nom/net.h>
+#include <nom/price.h>
 #include <nom/sched.h>
 #include <nom/syscall.h>
 #include <nom/time.h>
 
 #include "http_client.h"
 #include "options.h"
-#include "price_text.h"
 #include "retry.h"
 
 #define PRICE_SLOT 0
@@ -37,7 +37,7 @@ struct priced {
     struct priced_options opt;
     struct retry retry;
     int published;           /* a price is on the board */
-    struct price_quote last; /* the one published */
+    struct nom_price_quote last; /* the one published */
 };
 
 static double seconds_since_boot(void)
@@ -46,21 +46,21 @@ static double seconds_since_boot(void)
 }
 
 /* One exchange with the provider: 0 with the quote in *q, or a failure kind and why. */
-static int poll_provider(const struct priced_options *o, struct price_quote *q, char *why,
+static int poll_provider(const struct priced_options *o, struct nom_price_quote *q, char *why,
                          size_t whylen)
 {
     static struct http_response resp; /* 8 KiB of buffers: not on the stack */
     enum http_failure f = http_get(&o->url, o->timeout_ms, &resp, why, whylen);
     if (f != HTTP_OK)
         return (int)f;
-    if (price_text_parse(resp.body, resp.body_len, o->max_price_micro, q, why, whylen) != 0)
+    if (nom_price_text_parse(resp.body, resp.body_len, o->max_price_micro, q, why, whylen) != 0)
         return FAIL_PRICE;
     return 0;
 }
 
 /* Publishes q in the bandwidth slot; the kernel notifies the subscribers. Exits if the
  * kernel refuses: without publishing, priced has no purpose. */
-static void publish(struct priced *d, const struct price_quote *q)
+static void publish(struct priced *d, const struct nom_price_quote *q)
 {
     struct nom_bb_price p = {.resource = NOM_RES_BANDWIDTH, .unit = NOM_UNIT_GBIT,
                              .price_micro = q->price_micro, .timestamp_ns = q->timestamp_ns};
@@ -73,7 +73,7 @@ static void publish(struct priced *d, const struct price_quote *q)
     }
     nom_bb_price(PRICE_SLOT, &p);
     printf("priced: published %s $/Gbit at %.6f s (provider sequence %llu, board sequence "
-           "%llu)\n", price_format(q->price_micro, buf, sizeof buf), seconds_since_boot(),
+           "%llu)\n", nom_price_format(q->price_micro, buf, sizeof buf), seconds_since_boot(),
            (unsigned long long)q->sequence, (unsigned long long)p.sequence);
     d->last = *q;
     d->published = 1;
@@ -84,7 +84,7 @@ static void report_failure(const struct priced *d, int kind, const char *why)
     char buf[32];
     if (d->published)
         printf("priced: %s: %s; keeping %s $/Gbit, retrying with backoff (up to %u ms)\n",
-               failure_names[kind], why, price_format(d->last.price_micro, buf, sizeof buf),
+               failure_names[kind], why, nom_price_format(d->last.price_micro, buf, sizeof buf),
                d->opt.max_backoff_ms);
     else
         printf("priced: %s: %s; nothing published yet, retrying with backoff (up to %u ms)\n",
@@ -95,7 +95,7 @@ static void report_failure(const struct priced *d, int kind, const char *why)
 static void poll_once(struct priced *d)
 {
     char why[160];
-    struct price_quote q;
+    struct nom_price_quote q;
     int kind = poll_provider(&d->opt, &q, why, sizeof why);
     if (kind != 0) {
         if (retry_failed(&d->retry, kind))

@@ -2,8 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <nom/price.h>
+
 #include "options.h"
-#include "price_text.h"
 
 const char priced_usage[] =
     "usage: priced --provider=http://A.B.C.D[:PORT]/PATH [--period-ms=MS] [--timeout-ms=MS]\n"
@@ -64,7 +65,8 @@ static int parse_one(const char *a, struct priced_options *o, char *why, size_t 
         if (parse_ms(a + 17, 10, 3600000, &o->max_backoff_ms) != 0)
             return bad(why, whylen, "must be 10-3600000", a);
     } else if (strncmp(a, "--max-price=", 12) == 0) {
-        if (price_parse_micro(a + 12, strlen(a + 12), INT64_MAX / 2, &o->max_price_micro) != 0)
+        if (nom_price_parse_micro(a + 12, strlen(a + 12), INT64_MAX / 2,
+                                  &o->max_price_micro) != 0)
             return bad(why, whylen, "must be a non-negative decimal number of dollars", a);
     } else if (!is_net_option(a)) {
         return bad(why, whylen, "unknown option", a);

@@ -81,7 +81,7 @@ class NomDriver(LabDriver):
         if "w_us" in variant:  # undilated under the exit-cost model (LabDriver.guest_us)
             args = args + [f"--batching-delay={self.guest_us(variant['w_us']):g}"]
         elif variant["name"].startswith("adaptive") and app != "netpipe":
-            # The controller (net/include/nom/adapt.h) picks W from the profile, the price and
+            # The controller (libnom/include/nom/adapt.h) picks W from the profile, the price and
             # the load; under the utility function the variant names (paper 6.5: penalty).
             args = args + ["--adapt", f"--utility={variant.get('utility', 'penalty')}",
                            *ADAPTIVE_MODE_ARGS[variant.get("mode", "offline-profile")]]

@@ -25,7 +25,7 @@ DEFAULT_W = (0, 10, 20, 30, 40)
 # Variants of the comparison guests: Linux serves the web load with our nhttpd built for Linux
 # (the same application, paper 6.2) and with nginx (the server a Linux user would pick).
 GUEST_VARIANTS = {("linux", "nhttpd"): ("default", "nginx")}
-# nom adaptive adapts for one utility function (net/adapt's --utility=): "adaptive" for penalty,
+# nom adaptive adapts for one utility function (libnom's controller, --utility=): "adaptive" for penalty,
 # "adaptive-KIND" for the others, so that each utility's profit is that of a run maximizing it
 # (paper 6.5). NetPIPE has no controller (apps/netpipe/README.md): one "adaptive" cell, W = 0.
 ADAPTIVE_UTILITIES = ("penalty", "refund", "bonus")

@@ -1,7 +1,7 @@
 """Turns a profile JSON (profile_data.py) into the C table an application links
-(net/include/nom/adapt.h: `const struct nom_adapt_profile nom_adapt_profile`).
+(libnom/include/nom/adapt.h: `const struct nom_adapt_profile nom_adapt_profile`).
 
-    python3 tools/profile/cgen.py apps/nhttpd/profile/profile.json build/net/adapt/profile-nhttpd.c
+    python3 tools/profile/cgen.py apps/nhttpd/profile/profile.json build/apps/nhttpd/nom/profile.c
 
 A bad profile stops the build with the reason (exit status 1), before any C is written.
 Doubles are written with repr(), which round-trips exactly.

@@ -1,5 +1,5 @@
 """What the controller will choose with a profile: for each utility function, load class and
-price, the W maximizing the utility (tools/profit's functions; net/adapt's C picks the same,
+price, the W maximizing the utility (tools/profit's functions; libnom's C picks the same,
 its host tests check that) and the expected profit rate, as a Markdown table.
 
     python3 tools/profile/choices.py apps/nhttpd/profile/profile.json --prices 1,10
@@ -12,7 +12,7 @@ from profit.utility import KINDS, utility
 
 
 def best(points, kind, price):
-    """(point, U) of the best W: the lowest W among equals, as net/adapt's nom_adapt_best."""
+    """(point, U) of the best W: the lowest W among equals, as libnom's nom_adapt_best."""
     top = None
     for p in points:
         u = utility(kind, p["t_gbps"], p["latency_us"], p["jitter_us"], price)

@@ -18,7 +18,7 @@ import os
 CLASSES = ("many", "single")
 FIELDS = ("w_us", "t_gbps", "ops_per_s", "latency_us", "jitter_us")
 MAX_W_US = 1000000  # net/'s limit for the batching delay (nom/net.h: 1 s)
-MAX_POINTS = 64     # net/adapt's table limit (NOM_ADAPT_MAX_POINTS)
+MAX_POINTS = 64     # libnom's table limit (NOM_ADAPT_MAX_POINTS)
 
 
 def _check_point(cls, i, p):

@@ -1,7 +1,7 @@
 /* nom_main.c: memcached's entry on nom. The link wraps main (-Wl,--wrap=main), so libnom's
  * start-up calls this first: it brings up the application's private network stack (net/,
  * paper 3.6), which takes its options (--ip, --gw, --nic, --batching-delay-us) out of argv,
- * then the profit-maximizing controller (net/adapt, paper 6.5: --utility=, --adapt,
+ * then the profit-maximizing controller (nom/adapt.h, paper 6.5: --utility=, --adapt,
  * --batching-delay=), then runs memcached's own main, unmodified, on what is left.
  *
  * --batching-delay=US, the spelling nhttpd and the experiment runner use for a fixed W, is the

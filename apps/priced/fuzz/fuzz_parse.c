@@ -1,18 +1,20 @@
 /* fuzz_parse.c: libFuzzer harness of priced's parsers of what the price provider sends. The
  * first input byte picks the parser, the rest is the provider's bytes:
- *   0  price.txt (price_text_parse), with a limit taken from the next byte; a parsed price
- *      is checked against the limit and round-tripped through price_format/price_parse_micro;
+ *   0  price.txt (nom_price_text_parse), with a limit taken from the next byte; a parsed price
+ *      is checked against the limit and round-tripped through nom_price_format and
+ *      nom_price_parse_micro;
  *   1  an HTTP response, fed in reads whose sizes come from the next bytes, then end of file;
  *      the verdict and the body must be those of the same bytes in one read;
  *   2  a provider URL (http_url_parse).
- * Any broken promise of price_text.h or http_client.h aborts (a libFuzzer crash). */
+ * Any broken promise of nom/price.h or http_client.h aborts (a libFuzzer crash). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <nom/price.h>
+
 #include "http_client.h"
-#include "price_text.h"
 
 #define EXPECT(cond)                                                                        \
     do {                                                                                    \
@@ -35,22 +37,22 @@ static void fuzz_price_text(const uint8_t *d, size_t n)
     int64_t max = limits[d[0] % (sizeof limits / sizeof limits[0])];
     char *text = malloc(n - 1 ? n - 1 : 1); /* exact size: a read past it is an ASan report */
     memcpy(text, d + 1, n - 1);
-    struct price_quote q;
+    struct nom_price_quote q;
     char why[96];
     memset(why, 'x', sizeof why);
-    int r = price_text_parse(text, n - 1, max, &q, why, sizeof why);
+    int r = nom_price_text_parse(text, n - 1, max, &q, why, sizeof why);
     EXPECT(r == 0 || r == -1);
     if (r == 0) {
         EXPECT(q.price_micro >= 0 && q.price_micro <= max);
         char buf[32];
         int64_t back = -1;
-        price_format(q.price_micro, buf, sizeof buf);
-        EXPECT(price_parse_micro(buf, strlen(buf), max, &back) == 0 && back == q.price_micro);
+        nom_price_format(q.price_micro, buf, sizeof buf);
+        EXPECT(nom_price_parse_micro(buf, strlen(buf), max, &back) == 0 && back == q.price_micro);
     } else {
         check_why(why, sizeof why);
     }
     int64_t v;
-    if (price_parse_micro(text, n - 1, max, &v) == 0)
+    if (nom_price_parse_micro(text, n - 1, max, &v) == 0)
         EXPECT(v >= 0 && v <= max);
     free(text);
 }

@@ -1,8 +1,8 @@
 /*
- * adaptapp.c: the in-QEMU test application of net/adapt (tests/test_adapt_qemu.py): a TCP echo
- * server on port 7 (one poll() loop, up to 64 connections) running the controller with the
- * test profile (tests/guest/profile.json). A line "stats\n" on a connection is answered with
- * one line instead of an echo:
+ * adaptapp.c: the in-QEMU test application of libnom's controller (test_adapt_qemu.py): a TCP
+ * echo server on port 7 (one poll() loop, up to 64 connections) running the controller with
+ * the test profile (libnom/tests/profit/profile.json). A line "stats\n" on a connection is
+ * answered with one line instead of an echo:
  *   "w=US load=many|single price_micro=P rate_micro=R board_w_ns=.. board_price_micro=..
  *    board_rate_micro=.. subscribed=0|1\n"
  * the controller's status and what the bulletin board holds in this application's row.

@@ -1,6 +1,6 @@
 /*
- * pricepub.c: a stand-in price publisher for net/adapt's in-QEMU test (until apps/priced is
- * the one in test images). Started with the `nom.price-publisher` module flag:
+ * pricepub.c: a stand-in price publisher for the controller's in-QEMU tests (until
+ * apps/priced is the one in test images). Started with the `nom.price-publisher` module flag:
  *     pricepub PRICE [PRICE@W ...]
  * publishes the first price ($/Gbit) in bulletin-board price slot 0 at once, then each next
  * one as soon as some application's board row reports batching delay W us (so the test can

@@ -15,11 +15,10 @@ from nomvm import VM, Nic, make_iso
 from profit.utility import utility
 
 HERE = Path(__file__).resolve().parent
-ADAPT = HERE.parent
-TOP = ADAPT.parents[1]
+TOP = HERE.parents[2]
 BUILD = TOP / "build"
 KERNEL = BUILD / "kernel" / "nom.elf"
-PRICEPUB = BUILD / "net" / "adapt" / "tests" / "pricepub.elf"
+PRICEPUB = BUILD / "apps" / "tests" / "adapt" / "pricepub.elf"
 NHTTPD = BUILD / "apps" / "nhttpd" / "nhttpd.elf"
 MEMCACHED = BUILD / "apps" / "memcached" / "memcached.elf"
 
@@ -40,7 +39,7 @@ def pricepub():
     if not KERNEL.exists():
         pytest.skip("the kernel is not built")
     env = dict(os.environ, TOP=str(TOP), BUILD=str(BUILD))
-    r = subprocess.run(["make", "-s", "-C", str(ADAPT), "guest-tests"], env=env,
+    r = subprocess.run(["make", "-s", "-C", str(HERE)], env=env,
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     return PRICEPUB

@@ -1,5 +1,5 @@
-"""net/adapt on nom in QEMU (TCG here): adaptapp (tests/guest/adaptapp.c, an echo server running
-the controller over the hand-made test profile) and pricepub (tests/guest/pricepub.c, a price
+"""libnom's controller on nom in QEMU (TCG here): adaptapp (adaptapp.c, an echo server running
+the controller over the hand-made test profile) and pricepub (pricepub.c, a price
 publisher with the `nom.price-publisher` flag) in one image. Does the application change W when
 its load class changes (many connections, then one) and when the published price changes, and
 does its bulletin-board row report W, the price and the expected profit rate?
@@ -20,12 +20,11 @@ from nomvm import VM, Nic, make_iso
 from profit.utility import utility
 
 HERE = Path(__file__).resolve().parent
-ADAPT = HERE.parent
-TOP = ADAPT.parents[1]
+TOP = HERE.parents[2]
 BUILD = TOP / "build"
 KERNEL = BUILD / "kernel" / "nom.elf"
-OUT = BUILD / "net" / "adapt" / "tests"
-PROFILE = json.loads((HERE / "guest" / "profile.json").read_text())
+OUT = BUILD / "apps" / "tests" / "adapt"
+PROFILE = json.loads((TOP / "libnom" / "tests" / "profit" / "profile.json").read_text())
 LOAD_CONNS = 8
 
 
@@ -37,7 +36,7 @@ def elfs():
     if missing:
         pytest.skip(f"not built: {missing}")
     env = dict(os.environ, TOP=str(TOP), BUILD=str(BUILD))
-    r = subprocess.run(["make", "-s", "-C", str(ADAPT), "guest-tests"], env=env,
+    r = subprocess.run(["make", "-s", "-C", str(HERE)], env=env,
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     return OUT / "adaptapp.elf", OUT / "pricepub.elf"

@@ -1,7 +1,7 @@
 """The virtio-net driver against QEMU's real virtio-net-pci device (modern, 1af4:1041), beneath
-libnom: boots the kernel with tests/guest/vnet_smoke.c and asks, over QEMU user networking,
-whether UDP echo through the driver returns every datagram intact at W = 0 and W = 20, and
-whether the driver releases the NIC cleanly with clean counters."""
+libnom: boots the kernel with vnet_smoke.c (this folder's Makefile) and asks, over QEMU user
+networking, whether UDP echo through the driver returns every datagram intact at W = 0 and
+W = 20, and whether the driver releases the NIC cleanly with clean counters."""
 import importlib.util
 import os
 import re
@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from nomvm import VM, Nic, make_iso
+from nomvm import VM, Nic, free_port, make_iso
 
 HERE = Path(__file__).resolve().parent
-TOP = HERE.parents[1]
+TOP = HERE.parents[2]
 BUILD = TOP / "build"
 KERNEL = BUILD / "kernel" / "nom.elf"
-SMOKE = BUILD / "drivers" / "tests" / "vnet_smoke.elf"
+SMOKE = BUILD / "apps" / "tests" / "vnet" / "vnet_smoke.elf"
 # The UDP client of apps/rawecho (vnet_smoke answers with rawecho's protocol code too).
 _spec = importlib.util.spec_from_file_location("echo_client",
                                                TOP / "apps" / "rawecho" / "echo_client.py")
@@ -30,7 +30,7 @@ def smoke_elf():
     if not KERNEL.exists():
         pytest.skip("kernel not built (build/kernel/nom.elf)")
     env = dict(os.environ, TOP=str(TOP), BUILD=str(BUILD))
-    r = subprocess.run(["make", "-s", "-C", str(TOP / "drivers"), "smoke"], env=env,
+    r = subprocess.run(["make", "-s", "-C", str(HERE)], env=env,
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     return SMOKE
@@ -39,7 +39,7 @@ def smoke_elf():
 @pytest.mark.parametrize("w", [0, 20])
 def test_udp_echo_through_driver(smoke_elf, tmp_path, w):
     iso = make_iso(str(KERNEL), [(str(smoke_elf), f"vnet_smoke {w}")], str(tmp_path / "s.iso"))
-    echo_port, ctl_port = echo_client.free_udp_port(), echo_client.free_udp_port()
+    echo_port, ctl_port = free_port(socket.SOCK_DGRAM), free_port(socket.SOCK_DGRAM)
     nic = Nic(mac="52:54:00:12:34:56", udp_hostfwd=[(echo_port, 7), (ctl_port, 7001)])
     with VM(iso=iso, nics=[nic], workdir=str(tmp_path)) as vm, \
             socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:

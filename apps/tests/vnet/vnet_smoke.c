@@ -7,7 +7,7 @@
  */
 #include "ktest.h"
 
-#include "../../../apps/rawecho/proto.h"
+#include "proto.h"
 #include "virtio_net.h"
 
 #define DMA_BASE 0x40000000ull /* trusted-mode DMA pages (abi.h: below the device window) */

@@ -3,17 +3,20 @@
  * DESIGN.md "Profit"). It picks the batching delay W (paper 3.6) that maximizes the
  * application's utility function at the current bandwidth price and load.
  *
- * Contract. The application links net/adapt's libnomadapt.a and one generated profile object
- * (defining nom_adapt_profile from apps/<app>/profile/profile.json, tools/profile/cgen.py),
- * and calls nom_adapt_start() once, after nom_net_start(), from a thread. From then on the
+ * Contract. The controller is libnom's (src/profit/); the stack it steers is not: the network
+ * stack registers its knob and its counter once it runs (struct nom_adapt_stack below; net/
+ * does it in nom_net_start), so libnom includes nothing of the stack. The application links
+ * one generated profile object (defining nom_adapt_profile from apps/<app>/profile/
+ * profile.json, tools/profile/cgen.py through libnom/app.mk's NOM_PROFILE_CGEN) and calls
+ * nom_adapt_start() once, after the stack has started, from a thread. From then on the
  * controller runs in libnom's scheduler context (a timer and the notification handler) and
  * never blocks: it samples the load every NOM_ADAPT_SAMPLE_MS, re-reads the price on
  * NOM_NOTIFY_PRICE (and at every sample, in case a notification was missed), and whenever the
  * load class or the price changes it evaluates the utility over the profile of the current
- * class, calls nom_net_set_batching_delay_us() with the best W (adaptive mode) and reports W,
- * the price seen and the expected profit rate on the bulletin board (NOM_SYS_APP_REPORT,
+ * class, sets the stack's batching delay to the best W (adaptive mode) and reports W, the
+ * price seen and the expected profit rate on the bulletin board (NOM_SYS_APP_REPORT,
  * subscribed to price notifications). nom_adapt_status() is any-context and never fails.
- * It owns libnom's notification handler (nom_notify_handler_set).
+ * It owns libnom's notification handler (nom_notify_handler_set, through nom/price.h).
  *
  * Units are tools/profit/utility.py's, the one place they are fixed: T in Gbit/s of outbound
  * traffic, P and alpha in $/Gbit, latencies in us, beta per refund_unit_us (1 ms) of mean
@@ -43,7 +46,7 @@
 #include <stdint.h>
 
 #define NOM_ADAPT_MAX_POINTS 64
-#define NOM_ADAPT_MAX_W_US 1000000u /* nom_net_set_batching_delay_us's limit */
+#define NOM_ADAPT_MAX_W_US 1000000u /* the largest W a stack must accept */
 #define NOM_ADAPT_SAMPLE_MS 500u
 #define NOM_ADAPT_MANY_CONNS 4u
 #define NOM_ADAPT_SINGLE_CONNS 1u
@@ -135,12 +138,34 @@ const char *nom_load_name(enum nom_load_class cls);
 /* Parses a utility name; 0, or -EINVAL. */
 int nom_utility_parse(const char *name, enum nom_utility_kind *out);
 
+/* ---- What the network stack lends the controller --------------------------------------- */
+
+/* The stack's knob and counter. Every function is called from thread or scheduler context
+ * and must not block (it may disable preemption briefly, as a stack lock). */
+struct nom_adapt_stack {
+    /* Connections in ESTABLISHED that received a segment in about the last second ("Load
+     * class" above). Never fails. */
+    unsigned (*active_conns)(void);
+    /* Sets the batching delay W (paper 3.6) to us: 0, -EINVAL (above what the stack takes),
+     * -ENODEV (the stack is not running). */
+    int (*set_batching_delay_us)(uint32_t us);
+    /* The W in force. Never fails. */
+    uint32_t (*batching_delay_us)(void);
+};
+
+/* Registers the stack (the last registration wins; stack must outlive the program). Called
+ * by the stack once it runs, before nom_adapt_start. Never fails. */
+void nom_adapt_stack_register(const struct nom_adapt_stack *stack);
+
+/* The registered stack, or NULL if none. Never fails. */
+const struct nom_adapt_stack *nom_adapt_stack(void);
+
 /* ---- On nom ------------------------------------------------------------------------------- */
 
 /* Takes the options above out of argv (updating *argc), checks prof, subscribes to price
  * notifications, applies the first decision (or the fixed W) and starts sampling. Prints
  * "adapt: ..." lines on the console. Returns 0, or -EINVAL (malformed option, bad profile:
- * the reason is printed), -ENODEV (nom_net_start has not succeeded), -EALREADY. */
+ * the reason is printed), -ENODEV (no stack registered, or it refused W), -EALREADY. */
 int nom_adapt_start(int *argc, char **argv, const struct nom_adapt_profile *prof);
 
 /* Copies the state. Never fails (zeros before nom_adapt_start). */

@@ -1,8 +1,9 @@
-/* controller_nom.c: the controller on nom (nom/adapt.h): options, the bandwidth price priced
- * publishes (paper 3.7, through priced's subscriber library nom/price.h), the load sample
- * timer, the decision, and its report on the board (NOM_SYS_APP_REPORT) and the console. Everything after nom_adapt_start runs in libnom's
- * scheduler context, so it never blocks and writes the console with the system call (stdio
- * may be held by a thread). */
+/* controller.c: the controller on nom (nom/adapt.h): options, the bandwidth price priced
+ * publishes (paper 3.7, read through nom/price.h), the load sample timer, the decision, and
+ * its report on the board (NOM_SYS_APP_REPORT) and the console. The stack's counter and knob
+ * come through the registered struct nom_adapt_stack. Everything after nom_adapt_start runs in
+ * libnom's scheduler context, so it never blocks and writes the console with the system call
+ * (stdio may be held by a thread). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,13 +11,10 @@
 #include <string.h>
 
 #include <nom/adapt.h>
-#include <nom/net.h>
 #include <nom/price.h>
 #include <nom/sched.h>
 #include <nom/syscall.h>
 #include <nom/time.h>
-
-#include "conns.h"
 
 struct options {
     enum nom_utility_kind utility;
@@ -27,6 +25,7 @@ struct options {
 static struct {
     struct nom_adapt_status st;
     const struct nom_adapt_profile *prof;
+    const struct nom_adapt_stack *stack;
     struct nom_utility_params params;
     struct nom_load_meter meter;
     struct nom_timer timer;
@@ -129,7 +128,7 @@ static void decide(const char *why)
     if (st->adaptive) {
         i = nom_adapt_best(ctl.prof, st->load, st->utility, &ctl.params, st->price, &rate);
         uint32_t w = i >= 0 ? ctl.prof->points[st->load][i].w_us : st->w_us;
-        if (w != st->w_us && nom_net_set_batching_delay_us(w) == 0) {
+        if (w != st->w_us && ctl.stack->set_batching_delay_us(w) == 0) {
             st->w_us = w;
             st->w_changes++;
         }
@@ -150,7 +149,7 @@ static void decide(const char *why)
 static void sample(void *arg)
 {
     (void)arg;
-    ctl.st.active_conns = adapt_active_conns();
+    ctl.st.active_conns = ctl.stack->active_conns();
     int load_changed = nom_load_meter_sample(&ctl.meter, ctl.st.active_conns);
     ctl.st.load = ctl.meter.cls;
     int price_changed = read_price(); /* a missed notification is caught here */
@@ -160,7 +159,7 @@ static void sample(void *arg)
                   NULL);
 }
 
-/* priced's library calls this on NOM_NOTIFY_PRICE (scheduler context). */
+/* nom/price.h's subscription calls this on NOM_NOTIFY_PRICE (scheduler context). */
 static void on_price(const struct nom_price *now, void *arg)
 {
     (void)now, (void)arg;
@@ -169,15 +168,20 @@ static void on_price(const struct nom_price *now, void *arg)
 }
 
 /* Checks the profile and the fixed W against the stack; prints why it cannot start. */
-static int check_start(const struct nom_adapt_profile *prof, const struct options *o)
+static int check_start(const struct nom_adapt_profile *prof, const struct options *o,
+                       const struct nom_adapt_stack *stack)
 {
     char why[160];
     if (nom_adapt_profile_check(prof, why, sizeof why) != 0) {
         fprintf(stderr, "adapt: %s\n", why);
         return -EINVAL;
     }
-    int r = nom_net_set_batching_delay_us(o->fixed_w_us >= 0 ? (uint32_t)o->fixed_w_us
-                                                             : nom_net_batching_delay_us());
+    if (stack == NULL) {
+        fprintf(stderr, "adapt: no network stack registered (start it first)\n");
+        return -ENODEV;
+    }
+    int r = stack->set_batching_delay_us(o->fixed_w_us >= 0 ? (uint32_t)o->fixed_w_us
+                                                            : stack->batching_delay_us());
     if (r != 0)
         fprintf(stderr, "adapt: the network stack is not started (%s)\n", strerror(-r));
     return r;
@@ -186,11 +190,12 @@ static int check_start(const struct nom_adapt_profile *prof, const struct option
 int nom_adapt_start(int *argc, char **argv, const struct nom_adapt_profile *prof)
 {
     struct options o = {.utility = NOM_UTILITY_PENALTY, .fixed_w_us = -1};
+    const struct nom_adapt_stack *stack = nom_adapt_stack();
     if (ctl.st.started)
         return -EALREADY;
     int r = parse_options(argc, argv, &o);
     if (r == 0)
-        r = check_start(prof, &o);
+        r = check_start(prof, &o, stack);
     if (r == 0 && nom_price_subscribe(on_price, NULL) != 0) {
         fprintf(stderr, "adapt: cannot subscribe to price notifications\n");
         r = -EINVAL;
@@ -199,12 +204,13 @@ int nom_adapt_start(int *argc, char **argv, const struct nom_adapt_profile *prof
         return r;
     nom_preempt_disable();
     ctl.prof = prof;
+    ctl.stack = stack;
     ctl.params = nom_utility_defaults();
     /* An idle server starts as "single": its first request is a lone one (nom/adapt.h). */
     nom_load_meter_init(&ctl.meter, NOM_LOAD_SINGLE);
     ctl.st = (struct nom_adapt_status){.started = 1, .adaptive = o.fixed_w_us < 0,
                                        .utility = o.utility, .load = NOM_LOAD_SINGLE,
-                                       .w_us = nom_net_batching_delay_us()};
+                                       .w_us = stack->batching_delay_us()};
     read_price();
     decide("start");
     nom_timer_add(&ctl.timer, nom_tsc() + nom_us_to_tsc(NOM_ADAPT_SAMPLE_MS * 1000ull), sample,

@@ -1,8 +1,8 @@
-/* price_text.c: parses the provider's price.txt line (price_text.h). Pure code, host-tested. */
+/* price_text.c: parses the provider's price.txt line (nom/price.h). Pure code, host-tested. */
 #include <stdio.h>
 #include <string.h>
 
-#include "price_text.h"
+#include <nom/price.h>
 
 /* A non-negative decimal "I[.F]" scaled by 10^scale into *out (rounded half up past scale
  * digits), at most max. 0, or -1 if malformed or above max. */
@@ -45,12 +45,12 @@ static int parse_fixed(const char *s, size_t len, int scale, int64_t max, int64_
     return v > max ? -1 : 0;
 }
 
-int price_parse_micro(const char *s, size_t len, int64_t max, int64_t *out)
+int nom_price_parse_micro(const char *s, size_t len, int64_t max, int64_t *out)
 {
     return parse_fixed(s, len, 6, max, out);
 }
 
-const char *price_format(int64_t micro, char *buf, size_t len)
+const char *nom_price_format(int64_t micro, char *buf, size_t len)
 {
     snprintf(buf, len, "%s%lld.%06lld", micro < 0 ? "-" : "",
              (long long)((micro < 0 ? -micro : micro) / 1000000),
@@ -123,14 +123,14 @@ static int parse_price(const struct word *w, int64_t max, int64_t *out, char *wh
         return fail(why, whylen, "price '%.*s' is not a decimal number", w->v, w->n);
     if (*out > max) {
         snprintf(why, whylen, "price %.*s $/Gbit is above the sanity limit %s",
-                 (int)(w->n > 30 ? 30 : w->n), w->v, price_format(max, limit, sizeof limit));
+                 (int)(w->n > 30 ? 30 : w->n), w->v, nom_price_format(max, limit, sizeof limit));
         return -1;
     }
     return 0;
 }
 
-int price_text_parse(const char *text, size_t len, int64_t max_price_micro,
-                     struct price_quote *q, char *why, size_t whylen)
+int nom_price_text_parse(const char *text, size_t len, int64_t max_price_micro,
+                         struct nom_price_quote *q, char *why, size_t whylen)
 {
     struct word w[F_COUNT];
     int64_t v;

@@ -1,5 +1,5 @@
-/* adapt_test.c: host cases of net/adapt (nom/adapt.h) over fakes of libnom, the board and the
- * stack (tests/fake/), with the test profile tests/guest/profile.json (profile-test.c).
+/* adapt_test.c: host cases of libnom's controller (nom/adapt.h, src/profit/) over fakes of
+ * libnom, the board and the stack (fake/), with the test profile profile.json (profile-test.c).
  *   adapt_test CASE      runs one named case: "PASS CASE" or "FAIL CASE: why", exit 0/1
  *   adapt_test --list    the case names
  *   adapt_test utility   reads "KIND T L SIGMA P" lines, prints U (%.17g) or EINVAL per line
@@ -226,6 +226,10 @@ static int case_controller_bad_options(void)
     CHECK(start_with((const char *[]){"--adapt", NULL}, NULL) == -ENODEV);
     CHECK(!status().started);
     fake_net_up = 1;
+    nom_adapt_stack_register(NULL); /* no stack has registered its knob */
+    CHECK(start_with((const char *[]){"--adapt", NULL}, NULL) == -ENODEV);
+    CHECK(!status().started);
+    fake_reset();
     CHECK(start_with((const char *[]){"--adapt", "--utility=bonus", NULL}, NULL) == 0);
     CHECK(status().utility == NOM_UTILITY_BONUS);
     return 0;

@@ -1,7 +1,7 @@
-"""Host tests of net/adapt: builds the controller with the host gcc over fakes of libnom, the
-board and the stack (net/adapt/Makefile, target host) and runs each named case of
-adapt_test.c; then checks the C against tools/profit's Python: the same utility on shared
-operating points, the same choice of W over the test profile at every price."""
+"""Host tests of libnom's controller (src/profit/, nom/adapt.h): builds it with the host gcc
+over fakes of the rest of libnom, the board and the stack (tests/profit/Makefile) and runs each
+named case of adapt_test.c; then checks the C against tools/profit's Python: the same utility on
+shared operating points, the same choice of W over the test profile at every price."""
 import itertools
 import json
 import math
@@ -15,18 +15,17 @@ from nomvm import hostcases
 from profit.utility import KINDS, utility
 
 HERE = Path(__file__).resolve().parent
-ADAPT = HERE.parent
-TOP = ADAPT.parent.parent
+LIBNOM = HERE.parents[1]
+TOP = LIBNOM.parent
 BUILD = TOP / "build"
-OUT = BUILD / "net" / "adapt"
-TEST_PROFILE = HERE / "guest" / "profile.json"
+TEST_PROFILE = HERE / "profile.json"
 CASES = hostcases.cases_in(HERE / "adapt_test.c", r'^\s*\{ "(\w+)", case_\w+ \},$')
 
 
 @pytest.fixture(scope="module")
 def adapt_test():
-    hostcases.make(ADAPT, "host")
-    return str(OUT / "host" / "adapt_test")
+    hostcases.make(HERE)
+    return str(BUILD / "libnom" / "profit-test" / "adapt_test")
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -101,15 +100,19 @@ def test_choices_the_test_profile_was_made_for(adapt_test):
     assert [l.split()[0] for l in r.stdout.splitlines()] == ["40", "10", "0", "0"]
 
 
-def test_guest_library_builds():
-    """libnomadapt.a for nom calls only libnom (nom_*), net/ and newlib."""
-    hostcases.make(ADAPT, "guest")
-    nm = subprocess.run(["nm", str(OUT / "libnomadapt.a")], capture_output=True, text=True,
-                        check=True).stdout
+def test_guest_objects_call_only_libnom_and_newlib():
+    """src/profit's guest objects in libnom.a call nothing of the stack, the driver or the
+    applications: only libnom (nom_*) and newlib."""
+    hostcases.make(LIBNOM)
+    objs = ["utility.o", "profile.o", "load_meter.o", "controller.o", "adapt_stack.o",
+            "price.o", "price_slots.o", "price_text.o"]
+    obj_dir = BUILD / "libnom" / "obj" / "profit"
+    nm = subprocess.run(["nm", *[str(obj_dir / o) for o in objs]], capture_output=True,
+                        text=True, check=True).stdout
     defined = {l.split()[-1] for l in nm.splitlines() if re.search(r" [TDBR] ", l)}
     undefined = {l.split()[-1] for l in nm.splitlines() if re.search(r" U ", l)} - defined
-    ours = {s for s in undefined if s.startswith(("nom_", "tcp_"))}
+    ours = {s for s in undefined if s.startswith("nom_") and not s.startswith("nom_net_")}
     libc = {"erfc", "fmin", "fmax", "llround", "snprintf", "fprintf", "strerror", "strtoul",
             "strcmp", "strncmp", "strlen", "_impure_ptr", "__getreent", "__errno", "sqrt",
-            "memcpy", "memset", "fwrite"}
+            "memcpy", "memset", "memcmp", "fwrite", "memchr", "sscanf"}
     assert undefined - ours - libc == set()

@@ -14,7 +14,7 @@ HERE = Path(__file__).resolve().parent
 PROFILE_DIR = HERE.parent
 TOP = PROFILE_DIR.parent.parent
 
-TEST_PROFILE = TOP / "net" / "adapt" / "tests" / "guest" / "profile.json"
+TEST_PROFILE = TOP / "libnom" / "tests" / "profit" / "profile.json"
 COMMITTED = sorted(TOP.glob("apps/*/profile/profile.json"))
 
 
@@ -91,8 +91,11 @@ def test_cgen_table_reads_back_exactly(tmp_path):
     assert cgen.main([str(TEST_PROFILE), str(src)]) == 0
     (tmp_path / "reader.c").write_text(READER)
     exe = tmp_path / "reader"
+    # Only libnom's nom/ headers: its POSIX ones are the guest's and would shadow glibc's.
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "nom").symlink_to(TOP / "libnom" / "include" / "nom")
     subprocess.run(["gcc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-isystem",
-                    str(TOP / "net" / "include"), "-o", str(exe), str(src),
+                    str(tmp_path / "inc"), "-o", str(exe), str(src),
                     str(tmp_path / "reader.c")], check=True)
     lines = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split("\n")
     prof = good()
@@ -135,7 +138,7 @@ def test_a_point_keeps_the_exit_cost_ledgers_figures():
 
 def test_choices_table_picks_the_best_w():
     """choices.py on the test profile: penalty, many, 1 $/Gbit -> W=40; 10 $/Gbit -> W=10
-    (the hand-made profile's intent, the same as net/adapt's C picks)."""
+    (the hand-made profile's intent, the same as libnom's C picks)."""
     import choices
     text = choices.table(good(), [1.0, 10.0])
     assert "| penalty | many | 1 | 40 |" in text and "| penalty | many | 10 | 10 |" in text

@@ -12,7 +12,6 @@
 
 #include "http_client.h"
 #include "options.h"
-#include "price_text.h"
 #include "retry.h"
 
 static const char *failed_check;
@@ -175,15 +174,15 @@ static void response_truncated(void)
 
 /* ---- price.txt ------------------------------------------------------------------------ */
 
-static int parse(const char *text, struct price_quote *q, char *why)
+static int parse(const char *text, struct nom_price_quote *q, char *why)
 {
-    return price_text_parse(text, strlen(text), PRICED_DEFAULT_MAX_PRICE_MICRO, q, why, 160);
+    return nom_price_text_parse(text, strlen(text), PRICED_DEFAULT_MAX_PRICE_MICRO, q, why, 160);
 }
 
 /* Is the provider's line read exactly, without floating point? */
 static void price_provider_line(void)
 {
-    struct price_quote q;
+    struct nom_price_quote q;
     char why[160];
     CHECK(parse("resource=bandwidth unit=$/Gbit price=10.000000 timestamp=1763787600.500000 "
                 "sequence=2\n", &q, why) == 0);
@@ -197,16 +196,16 @@ static void price_provider_line(void)
 static void price_rounding(void)
 {
     int64_t v;
-    CHECK(price_parse_micro("0.1234565", 9, INT64_MAX, &v) == 0 && v == 123457);
-    CHECK(price_parse_micro("0.1234564999", 12, INT64_MAX, &v) == 0 && v == 123456);
-    CHECK(price_parse_micro("12", 2, INT64_MAX, &v) == 0 && v == 12000000);
-    CHECK(price_parse_micro("0", 1, INT64_MAX, &v) == 0 && v == 0);
-    CHECK(price_parse_micro("1000", 4, 1000000000, &v) == 0 && v == 1000000000);
-    CHECK(price_parse_micro("1000.000001", 11, 1000000000, &v) == -1);
-    CHECK(price_parse_micro("99999999999999999999", 20, INT64_MAX, &v) == -1);
+    CHECK(nom_price_parse_micro("0.1234565", 9, INT64_MAX, &v) == 0 && v == 123457);
+    CHECK(nom_price_parse_micro("0.1234564999", 12, INT64_MAX, &v) == 0 && v == 123456);
+    CHECK(nom_price_parse_micro("12", 2, INT64_MAX, &v) == 0 && v == 12000000);
+    CHECK(nom_price_parse_micro("0", 1, INT64_MAX, &v) == 0 && v == 0);
+    CHECK(nom_price_parse_micro("1000", 4, 1000000000, &v) == 0 && v == 1000000000);
+    CHECK(nom_price_parse_micro("1000.000001", 11, 1000000000, &v) == -1);
+    CHECK(nom_price_parse_micro("99999999999999999999", 20, INT64_MAX, &v) == -1);
     char buf[32];
-    CHECK(strcmp(price_format(10000000, buf, sizeof buf), "10.000000") == 0);
-    CHECK(strcmp(price_format(-1500000, buf, sizeof buf), "-1.500000") == 0);
+    CHECK(strcmp(nom_price_format(10000000, buf, sizeof buf), "10.000000") == 0);
+    CHECK(strcmp(nom_price_format(-1500000, buf, sizeof buf), "-1.500000") == 0);
 }
 
 /* Is every bad quote rejected with its own reason (negative, absurd, malformed, ...)? */
@@ -233,7 +232,7 @@ static void price_rejects(void)
         {"", "empty"},
         {"\n", "empty"},
     };
-    struct price_quote q;
+    struct nom_price_quote q;
     char why[160];
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         why[0] = '\0';

@@ -1,17 +1,16 @@
-/* fake_nom.c: host stand-ins for what net/adapt's controller calls on nom (fake_nom.h): a
- * one-timer "clock" the test advances, priced's subscriber library over price slot 0,
- * the stack's W and connection count, the app report and the console. */
+/* fake_nom.c: host stand-ins for what libnom's controller calls on nom (fake_nom.h): a
+ * one-timer "clock" the test advances, the price subscription (nom/price.h) over price slot 0,
+ * a registered stack's W and connection count, the app report and the console. */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 
-#include <nom/net.h>
+#include <nom/adapt.h>
 #include <nom/price.h>
 #include <nom/sched.h>
 #include <nom/syscall.h>
 #include <nom/time.h>
 
-#include "conns.h"
 #include "fake_nom.h"
 
 struct nom_bb_price fake_price;
@@ -25,6 +24,25 @@ static struct nom_timer *armed;
 static void (*change_fn)(const struct nom_price *, void *);
 static void *change_arg;
 
+/* The stack (nom/adapt.h's struct nom_adapt_stack) */
+static int fake_set_w(uint32_t us)
+{
+    if (!fake_net_up)
+        return -ENODEV;
+    if (us > 1000000)
+        return -EINVAL;
+    fake_w_us = us;
+    fake_w_sets++;
+    return 0;
+}
+static uint32_t fake_get_w(void) { return fake_net_up ? fake_w_us : 0; }
+static unsigned fake_active_conns(void) { return fake_conns; }
+static const struct nom_adapt_stack fake_stack = {
+    .active_conns = fake_active_conns,
+    .set_batching_delay_us = fake_set_w,
+    .batching_delay_us = fake_get_w,
+};
+
 void fake_reset(void)
 {
     memset(&fake_price, 0, sizeof fake_price);
@@ -35,6 +53,7 @@ void fake_reset(void)
     fake_console[0] = '\0';
     armed = NULL;
     change_fn = NULL;
+    nom_adapt_stack_register(&fake_stack);
 }
 
 void fake_publish(double usd)
@@ -55,7 +74,7 @@ int fake_fire_timer(void)
     return 1;
 }
 
-/* What priced's library does on a notification: price bits only, the callback if subscribed. */
+/* What nom/price.h's subscription does on a notification: price bits only, the callback if subscribed. */
 int fake_notify(uint64_t bits)
 {
     struct nom_price now;
@@ -66,7 +85,7 @@ int fake_notify(uint64_t bits)
     return 1;
 }
 
-/* priced's subscriber library (nom/price.h) */
+/* The price subscription (nom/price.h) */
 int nom_price_bandwidth(struct nom_price *out)
 {
     if (fake_price.resource != NOM_RES_BANDWIDTH || fake_price.unit != NOM_UNIT_GBIT)
@@ -110,17 +129,3 @@ int64_t nom_sys_console_write(const char *buf, uint64_t len)
     }
     return (int64_t)len;
 }
-
-/* net/ */
-int nom_net_set_batching_delay_us(uint32_t us)
-{
-    if (!fake_net_up)
-        return -ENODEV;
-    if (us > 1000000)
-        return -EINVAL;
-    fake_w_us = us;
-    fake_w_sets++;
-    return 0;
-}
-uint32_t nom_net_batching_delay_us(void) { return fake_net_up ? fake_w_us : 0; }
-unsigned adapt_active_conns(void) { return fake_conns; }

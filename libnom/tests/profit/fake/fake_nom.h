@@ -1,5 +1,5 @@
 /* fake_nom.h: what the host test sets and reads of the fakes (fake_nom.c) standing in for
- * libnom (scheduler, timers), priced's subscriber library, the network stack and the console. */
+ * libnom (scheduler, timers), the price subscription, the network stack and the console. */
 #ifndef FAKE_NOM_H
 #define FAKE_NOM_H
 
@@ -9,19 +9,19 @@
 extern struct nom_bb_price fake_price;       /* board price slot 0 */
 extern struct nom_bb_app_report fake_report; /* the last NOM_SYS_APP_REPORT */
 extern unsigned fake_reports;
-extern unsigned fake_conns;                  /* what adapt_active_conns returns */
-extern int fake_net_up;                      /* 0: nom_net_set_batching_delay_us -> -ENODEV */
+extern unsigned fake_conns;                  /* the stack's active connections */
+extern int fake_net_up;                      /* 0: the stack's set W -> -ENODEV */
 extern uint32_t fake_w_us;                   /* the stack's W */
 extern unsigned fake_w_sets;
 extern char fake_console[8192];
 
-/* Resets every fake (net up, W 0, no price, empty console). */
+/* Resets every fake (net up and registered, W 0, no price, empty console). */
 void fake_reset(void);
 /* Publishes price usd $/Gbit in slot 0 (sequence + 1). */
 void fake_publish(double usd);
 /* Runs the armed timer's callback once (the "clock" reaching its deadline); 0 if none armed. */
 int fake_fire_timer(void);
-/* Delivers notification bits as priced's library would; 0 if nothing subscribed. */
+/* Delivers notification bits as nom/price.h's subscription would; 0 if nothing subscribed. */
 int fake_notify(uint64_t bits);
 
 #endif /* FAKE_NOM_H */
