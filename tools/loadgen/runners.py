@@ -117,22 +117,28 @@ def _nptcp_session(lab, args, workdir, name, attempts=50):
     raise LoadError(f"{shlex.join(args)}: connection refused {attempts} times")
 
 
+def _nptcp_sessions(lab, host, options, seconds, workdir, name):
+    """NPtcp transmitter sessions with options, back to back until `seconds` passed; every
+    session's output kept in workdir/name.txt. Returns (rows of every session, seconds, raw)."""
+    os.makedirs(workdir, exist_ok=True)
+    raw = os.path.join(workdir, f"{name}.txt")
+    rows, start = [], time.monotonic()
+    with open(raw, "w") as log:
+        while time.monotonic() - start < seconds:
+            args = [NPTCP, "-h", host, *options, "-o", os.path.join(workdir, f"{name}.out")]
+            text, _ = _nptcp_session(lab, args, workdir, f"{name}-last.txt")
+            log.write(text)
+            rows += _parsed(parse_nptcp_stdout, text, args)
+    return rows, time.monotonic() - start, raw
+
+
 def nptcp_stream(lab, host, seconds, workdir):
     """Streams with our patched NPtcp (-s, apps.NETPIPE_STREAM_ARGS) session after session
     until `seconds` passed. Returns {"messages", "bytes", "seconds", "mbps" (NetPIPE's,
     2**20 bit/s, of the last session), "usec_per_message" (mean over sessions), "sessions",
     "raw"}. messages counts NetPIPE's timed trials: times x TRIALS per session."""
-    os.makedirs(workdir, exist_ok=True)
-    raw = os.path.join(workdir, "nptcp-stream.txt")
-    rows, start = [], time.monotonic()
-    with open(raw, "w") as log:
-        while time.monotonic() - start < seconds:
-            args = [NPTCP, "-h", host, *apps.NETPIPE_STREAM_ARGS,
-                    "-o", os.path.join(workdir, "nptcp-stream.out")]
-            text, _ = _nptcp_session(lab, args, workdir, "nptcp-stream-last.txt")
-            log.write(text)
-            rows += _parsed(parse_nptcp_stdout, text, args)
-    elapsed = time.monotonic() - start
+    rows, elapsed, raw = _nptcp_sessions(lab, host, apps.NETPIPE_STREAM_ARGS, seconds, workdir,
+                                         "nptcp-stream")
     messages = sum(r["times"] for r in rows) * apps.NETPIPE_TRIALS
     return {"messages": messages, "bytes": messages * apps.NETPIPE_STREAM_BYTES,
             "seconds": elapsed, "mbps": rows[-1]["mbps"], "sessions": len(rows),
@@ -150,20 +156,12 @@ def nptcp_pingpong(lab, host, workdir):
 
 
 def nptcp_pingpong_for(lab, host, seconds, workdir):
-    """Stock NPtcp ping-pong sessions of 1024-byte messages back to back until `seconds`
-    passed. Returns {"round_trips", "seconds", "rtt_us" (mean over sessions, weighted by their
-    round trips, of twice NetPIPE's per-message time: each session's best trial), "sessions",
-    "raw"}. round_trips counts NetPIPE's timed trials: times x TRIALS per session."""
-    os.makedirs(workdir, exist_ok=True)
-    raw = os.path.join(workdir, "nptcp-pingpong-all.txt")
-    rows, start = [], time.monotonic()
-    with open(raw, "w") as log:
-        while time.monotonic() - start < seconds:
-            text = nptcp_pingpong(lab, host, workdir)
-            rows += text["rows"]
-            with open(text["raw"]) as f:
-                log.write(f.read())
-    elapsed = time.monotonic() - start
+    """Ping-pong sessions of 1024-byte messages (apps.NETPIPE_PINGPONG_ARGS) back to back
+    until `seconds` passed. Returns {"round_trips", "seconds", "rtt_us" (mean over sessions,
+    weighted by their round trips, of twice NetPIPE's per-message time: each session's best
+    trial), "sessions", "raw"}. round_trips counts NetPIPE's timed trials: times x TRIALS."""
+    rows, elapsed, raw = _nptcp_sessions(lab, host, apps.NETPIPE_PINGPONG_ARGS, seconds,
+                                         workdir, "nptcp-pingpong-all")
     trips = [r["times"] * apps.NETPIPE_TRIALS for r in rows]
     rtt = sum(2 * r["usec"] * n for r, n in zip(rows, trips)) / max(sum(trips), 1)
     return {"round_trips": sum(trips), "seconds": elapsed, "rtt_us": rtt,
