@@ -49,6 +49,8 @@ HARNESSES = [
     Harness("vnet_rings", "drivers/fuzz", max_len=2048, smoke_runs=4000),
     Harness("net_rx", "net/fuzz", max_len=8192, smoke_runs=30000),
     Harness("kernel_elf", "kernel/fuzz", max_len=4096, smoke_runs=200000),
+    # 8 query bytes and a whole board (13,648 bytes in ABI 1); seeds end where their zeros start.
+    Harness("libnom_bb", "libnom/fuzz", max_len=16384, smoke_runs=20000),
     # The server keeps connections and items in caches it never frees (no leak check), and its
     # verbose modes print on stdout and stderr (closed; libFuzzer keeps its own).
     Harness("memcached_text", "apps/memcached/fuzz", max_len=4096, smoke_runs=5000,

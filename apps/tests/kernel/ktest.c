@@ -98,10 +98,22 @@ int kt_bb_snapshot(struct nom_bb *out) {
     }
 }
 
-uint64_t kt_rand(void) {
-    static uint64_t s = 0x9e3779b97f4a7c15ull;
+uint64_t kt_rand_r(uint64_t *state) {
+    uint64_t s = *state ? *state : 0x9e3779b97f4a7c15ull; /* xorshift never leaves 0 */
     s ^= s << 13; s ^= s >> 7; s ^= s << 17;
-    return s;
+    return *state = s;
+}
+
+uint64_t kt_rand(void) {
+    static uint64_t s;
+    return kt_rand_r(&s);
+}
+
+uint64_t kt_atou(const char *s) {
+    uint64_t v = 0;
+    while (*s >= '0' && *s <= '9')
+        v = v * 10 + (uint64_t)(*s++ - '0');
+    return v;
 }
 
 void ktest_start(struct nom_start_info *info) {

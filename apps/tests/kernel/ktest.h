@@ -29,7 +29,9 @@ void *kt_memset(void *d, int c, size_t n);
 void *kt_memcpy(void *d, const void *s, size_t n);
 int kt_strcmp(const char *a, const char *b);
 int kt_bb_snapshot(struct nom_bb *out); /* retries until consistent; returns retries */
-uint64_t kt_rand(void);
+uint64_t kt_rand(void);                     /* one shared xorshift64 stream, fixed seed */
+uint64_t kt_rand_r(uint64_t *state);         /* a caller's own stream; state 0 = the default seed */
+uint64_t kt_atou(const char *s);             /* leading decimal digits; 0 if none */
 
 #define BB ((const volatile struct nom_bb *)NOM_BB_ADDR)
 
