@@ -3,7 +3,7 @@
 Reads the JUnit XML that pytest wrote; errors (a failing fixture) count as failures, and a run
 that collected no test at all is reported as one failure, so CI never passes on nothing.
 """
-import sys
+import argparse
 import xml.etree.ElementTree as ET
 
 
@@ -23,7 +23,13 @@ def summarize(path):
     return total - failed - skipped, failed, skipped
 
 
-if __name__ == "__main__":
-    passed, failed, skipped = summarize(sys.argv[1])
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("junit_xml", help="the file pytest's --junitxml wrote")
+    passed, failed, skipped = summarize(p.parse_args(argv).junit_xml)
     line = f"{passed} passed, {failed} failed"
     print(line + (f", {skipped} skipped" if skipped else ""))
+
+
+if __name__ == "__main__":
+    main()

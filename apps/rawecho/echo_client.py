@@ -6,9 +6,9 @@ originate (on the host for QEMU user networking, inside the namespace for tap). 
     echo_client.py HOST PORT many N WINDOW   {"done", "seconds", "lost"}  WINDOW in flight
     echo_client.py HOST PORT ask TEXT        {"reply": "..."}        retried until answered
 """
+import argparse
 import json
 import socket
-import sys
 import time
 
 PAYLOAD = bytes(64)
@@ -54,20 +54,36 @@ def many(sock, addr, n, window):
     return {"done": got, "seconds": time.perf_counter() - t, "lost": sent - got}
 
 
-def main(argv):
-    host, port, mode = argv[1], int(argv[2]), argv[3]
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("host")
+    p.add_argument("port", type=int)
+    modes = p.add_subparsers(dest="mode", required=True)
+    one = modes.add_parser("single", help="N requests, one at a time: each round trip")
+    one.add_argument("n", type=int)
+    window = modes.add_parser("many", help="N requests, WINDOW in flight: the rate")
+    window.add_argument("n", type=int)
+    window.add_argument("window", type=int)
+    ask_one = modes.add_parser("ask", help="TEXT, retried until answered: the reply")
+    ask_one.add_argument("text")
+    return p.parse_args(argv)
+
+
+def main(argv=None):
+    a = parse_args(argv)
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
         sock.settimeout(5)
-        addr = (host, port)
-        if mode == "single":
-            out = single(sock, addr, int(argv[4]))
-        elif mode == "many":
-            out = many(sock, addr, int(argv[4]), int(argv[5]))
+        addr = (a.host, a.port)
+        if a.mode == "single":
+            out = single(sock, addr, a.n)
+        elif a.mode == "many":
+            out = many(sock, addr, a.n, a.window)
         else:
-            reply = ask(sock, addr, argv[4].encode())
+            reply = ask(sock, addr, a.text.encode())
             out = {"reply": reply.decode(errors="replace") if reply is not None else None}
     print(json.dumps(out))
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    main()

@@ -7,6 +7,7 @@ applications with the shared libraries ldd finds, /etc/protocols (NPtcp needs it
 configuration and the 175-byte page, and rootfs/init. Built once into build/linuxguest/ and
 reused while its inputs (this folder, package versions, binaries) are unchanged.
 """
+import argparse
 import gzip
 import hashlib
 import os
@@ -15,7 +16,6 @@ import shlex
 import shutil
 import stat
 import subprocess
-import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOLS = os.path.dirname(HERE)
@@ -231,5 +231,12 @@ def build(out=OUT, force=False):
     return {"kernel": kernel, "initrd": initrd, "release": release, "apps": served}
 
 
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--force", action="store_true", help="rebuild even if the inputs are unchanged")
+    print(build(force=p.parse_args(argv).force))
+
+
 if __name__ == "__main__":
-    print(build(force="--force" in sys.argv))
+    main()

@@ -1,4 +1,4 @@
-"""`PYTHONPATH=tools python3 -m priceprovider [--help]` runs the price service."""
+"""`python3 -m priceprovider [--help]` runs the price service (tools/ is on the import path)."""
 import sys
 
 from .server import main

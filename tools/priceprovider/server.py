@@ -18,7 +18,6 @@ costs, even when the server runs inside a network namespace the runner cannot re
 import argparse
 import json
 import signal
-import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -182,6 +181,3 @@ def main(argv=None):
         server.server_close()
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -6,6 +6,7 @@
 A bad profile stops the build with the reason (exit status 1), before any C is written.
 Doubles are written with repr(), which round-trips exactly.
 """
+import argparse
 import json
 import os
 import sys
@@ -42,19 +43,20 @@ def c_source(profile, origin):
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 2:
-        print("usage: cgen.py PROFILE.json OUT.c", file=sys.stderr)
-        return 2
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("profile", help="the profile JSON (profile_data.py)")
+    p.add_argument("output", help="the C file to write")
+    a = p.parse_args(argv)
     try:
-        profile = load_profile(argv[0])
+        profile = load_profile(a.profile)
     except (OSError, ValueError) as e:
         print(f"cgen: bad profile: {e}", file=sys.stderr)
         return 1
-    text = c_source(profile, os.path.relpath(os.path.abspath(argv[0]), TOP))
-    with open(argv[1] + ".tmp", "w") as f:
+    text = c_source(profile, os.path.relpath(os.path.abspath(a.profile), TOP))
+    with open(a.output + ".tmp", "w") as f:
         f.write(text)
-    os.replace(argv[1] + ".tmp", argv[1])
+    os.replace(a.output + ".tmp", a.output)
     return 0
 
 
