@@ -316,9 +316,14 @@ uint64_t syscall_dispatch(struct trapframe *tf) {
     klock_acquire();
     struct ctx *c = this_cpu()->current;
     bool redirected = false;
-    int64_t r = syscall_do(c, tf, &redirected);
-    if (!redirected)
-        tf->rax = (uint64_t)r;
+    /* Another vCPU may have killed this application while this one waited for the lock: a dead
+     * context must not act (sys_block would make it BLOCKED again, and a timer would later
+     * resume it); trap_exit_to_user switches away from it for good. */
+    if (c->state != CTX_DEAD) {
+        int64_t r = syscall_do(c, tf, &redirected);
+        if (!redirected)
+            tf->rax = (uint64_t)r;
+    }
     uint64_t rip = tf->rip;
     trap_exit_to_user(tf); /* may schedule, deliver an upcall (which rewrites tf) */
     if (redirected || tf->rip != rip)

@@ -117,16 +117,19 @@ def test_unmap_shoots_down_the_other_cores_tlb():
     assert re.search(r"^nom: app hostile killed: page fault at 200000000 ", r.log, re.M), r.log
 
 
-@pytest.mark.skip(reason="flaky: in 1 of 4 boots QEMU 7.2 (TCG, 2 vCPUs, transitional NIC) "
-                         "crashed (SIGSEGV) or hung; passes otherwise, old kernel fails it")
 def test_port_revocation_reaches_the_other_cores():
     """A second core keeps reading its NIC's I/O port; once the first core's release has
-    returned, the second core's next read must raise #GP."""
+    returned, the second core's next read must raise #GP. The kill races with the first core's
+    next system call: a context killed while it waited for the kernel lock must never act again
+    (it once went back to sleep and woke 3 s later, and the machine never ended)."""
     r = boot_apps([witness(cpu=0), app("hostile", "iomap", flags="nom.cpu=0")], smp=2,
                   nics=[Nic(mac="52:54:00:12:34:20", transitional=True)])
     contained(r)
-    assert "hostile-iomap: second core 1, released 0" in r.log, r.log
     assert re.search(r"^nom: app hostile killed: general protection", r.log, re.M), r.log
+    assert re.search(r"^nom: app hostile: general protection at rip \w+ \(cpu 1\)", r.log, re.M), r.log
+    released = re.findall(r"^hostile-iomap: second core (\d+), released (-?\d+)$", r.log, re.M)
+    assert released in ([], [("1", "0")]), r.log  # printed only if it ran before the kill
+    assert "still open" not in r.log and "kept reading" not in r.log, r.log
 
 
 def test_smep_and_smap_are_on_and_ring3_ac_does_not_switch_smap_off():
