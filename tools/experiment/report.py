@@ -119,6 +119,7 @@ class Report:
                  f"{' and adaptive' if self.plan['adaptive'] else ''}. Values are mean ± sample "
                  "standard deviation across runs (n = runs that measured the value). "
                  "Raw figures: `raw/`, `figures.csv`, `profit.csv`; machine: `machine.json`.", "")
+        self.pass_and_cuts()
         self.summary()
         self.missing()
         self.performance()
@@ -307,6 +308,17 @@ class Report:
         for i, k in enumerate(KINDS):
             self.out(f"| {k} | " + " | ".join(fmt_stat(s[i]) for s, _ in series.values()) + " |")
         self.out("")
+
+    def pass_and_cuts(self):
+        """Which QEMU this pass ran on and what the time budget cut (plan.Plan.fit)."""
+        kvm = self.plan.get("kvmcost", "off")
+        if "pass_name" in self.plan:
+            self.out(f"Pass: {self.plan['pass_name']} ("
+                     + ("the stock QEMU: raw TCG figures only" if kvm == "off" else
+                        f"the exit-cost QEMU, model {kvm}: raw and KVM-equivalent figures")
+                     + ").", "")
+        for cut in self.plan.get("cuts") or []:
+            self.out(f"**Cut to fit the time budget:** {cut}.", "")
 
     def static_vs_adaptive(self):
         self.out("## Static vs adaptive batching delay (paper 6.5)", "",

@@ -1,6 +1,6 @@
 """The report, made from a recorded real run (fixtures/linux-quick: the JSON records of
 `run.py --apps memcached,nhttpd,netpipe --guests linux,nom,osv --runs 2 --duration 6
---w-values 0,20` on this machine, raw tool outputs left out) and from a live short run of the
+--w 0,20` on this machine, raw tool outputs left out) and from a live short run of the
 Linux guest."""
 import csv
 import json
@@ -39,6 +39,20 @@ def records(folder, app, key):
 def test_first_line_names_the_accelerator(made):
     _, text = made
     assert text.splitlines()[0].startswith("# nom vs Linux vs OSv: accelerator TCG")
+
+
+def test_report_says_its_pass_and_what_the_budget_cut(tmp_path):
+    folder = tmp_path / "cut"
+    shutil.copytree(FIXTURE, folder)
+    plan = json.loads((folder / "plan.json").read_text())
+    plan.update(pass_name="kvmcost-skylake", kvmcost="skylake",
+                cuts=["raw-TCG-only pass: 0 repetitions instead of 5"])
+    (folder / "plan.json").write_text(json.dumps(plan))
+    write_tables(str(folder))
+    with open(write_report(str(folder))) as f:
+        text = f.read()
+    assert "Pass: kvmcost-skylake (the exit-cost QEMU, model skylake" in text
+    assert "**Cut to fit the time budget:** raw-TCG-only pass: 0 repetitions instead of 5." in text
 
 
 def test_plots_exist_for_what_ran(made):
