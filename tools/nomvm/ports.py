@@ -1,4 +1,5 @@
 """Host ports on 127.0.0.1 for guests and host servers: one that is free now."""
+import random
 import socket
 
 
@@ -9,3 +10,23 @@ def free_port(kind=socket.SOCK_STREAM):
     with socket.socket(socket.AF_INET, kind) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def free_port_shift(ports, low=20000, high=40000, tries=100):
+    """A shift s in [low, high) under which every port + s is free on 127.0.0.1 now (TCP), for
+    tools that move a set of ports together (`make run`'s --port-shift); RuntimeError if none of
+    `tries` random shifts is. Not reserved, as free_port."""
+    for _ in range(tries):
+        shift = random.randrange(low, high)
+        if all(_bindable(p + shift) for p in ports):
+            return shift
+    raise RuntimeError(f"no shift in [{low}, {high}) frees ports {sorted(ports)}")
+
+
+def _bindable(port):
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
