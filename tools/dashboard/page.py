@@ -36,15 +36,17 @@ throughput.</p>
 const COLUMNS = __COLUMNS__;
 function show(v) {
   if (v === null || v === undefined) return "";
-  if (typeof v === "number") return Number.isInteger(v) ? String(v) : v.toFixed(Math.abs(v) < 10 ? 3 : 1);
-  return String(v);
+  if (typeof v !== "number") return String(v);
+  return Number.isInteger(v) ? String(v) : v.toFixed(Math.abs(v) < 10 ? 3 : 1);
 }
 function render(s) {
   document.getElementById("price").textContent = show(s.price);
   document.getElementById("sequence").textContent = show(s.price_sequence);
   document.getElementById("polls").textContent = show(s.polls);
-  document.getElementById("updated").textContent = s.time ? new Date(s.time * 1000).toISOString() : "-";
-  document.getElementById("errors").textContent = Object.entries(s.errors).map(([a, e]) => a + ": " + e).join("; ");
+  const updated = s.time ? new Date(s.time * 1000).toISOString() : "-";
+  document.getElementById("updated").textContent = updated;
+  const errors = Object.entries(s.errors).map(([app, e]) => app + ": " + e);
+  document.getElementById("errors").textContent = errors.join("; ");
   const body = document.getElementById("rows");
   body.replaceChildren();
   for (const [name, row] of Object.entries(s.apps)) {

@@ -26,7 +26,8 @@ QEMU_NS = "http://libvirt.org/schemas/domain/qemu/1.0"
 
 def nics_for(port_shift=0):
     """make run's NICs (tools/nomrun.py DEFAULT_NICS) with every host port moved by port_shift."""
-    return [Nic(mac=mac, hostfwd=[(h + port_shift, g) for h, g in fwd]) for mac, fwd in DEFAULT_NICS]
+    return [Nic(mac=mac, hostfwd=[(h + port_shift, g) for h, g in fwd])
+            for mac, fwd in DEFAULT_NICS]
 
 
 def nic_args(nics):

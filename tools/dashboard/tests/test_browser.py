@@ -6,37 +6,24 @@ nhttpd and memcached run the refund utility here: with their committed profiles 
 ("single") application's best W under refund is 0 at 1 $/Gbit and 40 us at 100 $/Gbit, while
 under the default penalty utility W does not depend on the price at all (apps/*/profile)."""
 import os
-import random
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
 
 import pytest
 
+import nomrun
+from nomvm.ports import free_port_shift
+
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__)))))
 SCREENSHOT = os.path.join(TOP, "build", "dashboard", "dashboard-test.png")
 SCHEDULE = "0:1, 45:100"  # the step comes after the boot (about 15 s under TCG here)
 ADAPTIVE_APPS = ("nhttpd", "memcached")
-
-
-def free_port_shift():
-    """A shift under which make run's ports (and the provider's) are all free right now."""
-    for _ in range(100):
-        shift = random.randrange(20000, 40000)
-        ok = True
-        for port in (8080, 11211, 5002, 7070):
-            with socket.socket() as s:
-                try:
-                    s.bind(("127.0.0.1", port + shift))
-                except OSError:
-                    ok = False
-        if ok:
-            return shift
-    raise RuntimeError("no free port shift")
+MAKE_RUN_PORTS = [h for _, fwd in nomrun.DEFAULT_NICS for h, _ in fwd] + \
+    [nomrun.PRICE_PORT]
 
 
 def refund_modules(path):
@@ -73,8 +60,9 @@ def dashboard(tmp_path):
                 "apps/priced/priced.elf"):
         assert os.path.isfile(os.path.join(TOP, "build", elf)), f"build/{elf} not built (make)"
     log = open(tmp_path / "dashboard.log", "w+")
+    shift = free_port_shift(MAKE_RUN_PORTS)
     proc = subprocess.Popen([sys.executable, "-m", "dashboard", "--boot", "--port", "0",
-                             "--port-shift", str(free_port_shift()), "--schedule", SCHEDULE,
+                             "--port-shift", str(shift), "--schedule", SCHEDULE,
                              "--modules", refund_modules(tmp_path / "modules.txt")],
                             stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path)
     try:

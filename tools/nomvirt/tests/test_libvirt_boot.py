@@ -2,7 +2,6 @@
 nhttpd and a set/get from memcached? The domain has a name and ports of its own per run, and is
 destroyed and undefined even when the test fails."""
 import os
-import random
 import socket
 import time
 import urllib.request
@@ -10,6 +9,7 @@ import uuid
 
 import pytest
 
+from nomvm.ports import free_port_shift
 from nomvirt.libvirtd import Libvirt, LibvirtUnavailable
 from nomvirt.run import NomDomain
 
@@ -17,24 +17,6 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.ab
     __file__)))))
 ISO = os.path.join(TOP, "build", "nom.iso")
 NHTTPD_PORT, MEMCACHED_PORT, NETPIPE_PORT = 8080, 11211, 5002  # tools/nomrun.py DEFAULT_NICS
-
-
-def bindable(port):
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-            return True
-        except OSError:
-            return False
-
-
-def free_port_shift():
-    """A shift that moves all of make run's ports onto free ones (checked, not reserved)."""
-    for _ in range(100):
-        shift = random.randrange(20000, 40000)
-        if all(bindable(p + shift) for p in (NHTTPD_PORT, MEMCACHED_PORT, NETPIPE_PORT)):
-            return shift
-    raise RuntimeError("no free port shift found")
 
 
 @pytest.fixture
@@ -71,7 +53,8 @@ def memcached_set_get(port, key, value):
 
 def test_nom_boots_under_libvirt_and_serves(libvirt):
     assert os.path.isfile(ISO), f"{ISO} not built (make)"
-    name, shift = f"nom-test-{uuid.uuid4().hex[:8]}", free_port_shift()
+    name = f"nom-test-{uuid.uuid4().hex[:8]}"
+    shift = free_port_shift((NHTTPD_PORT, MEMCACHED_PORT, NETPIPE_PORT))
     with NomDomain(libvirt, ISO, name, port_shift=shift) as dom:
         assert name in libvirt.virsh("list", "--name").stdout.split()
         dom.wait_for(r"^nhttpd: listening on", timeout=240)
