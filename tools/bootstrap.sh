@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs and fetches everything nom's build, tests and `make run` need; idempotent.
-# Inputs: tools/deps/debian-packages.txt, tools/deps/debian-sources.txt, tools/requirements.txt.
-# Source packages are unpacked pristine (no Debian patches) into build/src/NAME.
+# Inputs: tools/deps/debian-packages.txt, tools/deps/debian-sources.txt,
+# tools/deps/linuxguest-debs.txt, tools/requirements.txt.
+# Source packages are unpacked pristine (no Debian patches) into build/src/NAME; the Linux
+# guest's binary packages are unpacked, not installed, into build/linuxguest/debs/NAME.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 deps=$top/tools/deps
@@ -58,6 +60,30 @@ fetch_sources() {
   done
 }
 
+# The Linux guest's packages: downloaded and unpacked, never installed (a kernel package's
+# postinst would write the host's /boot). A kernel's modules.dep is made by depmod -b, as its
+# postinst would have.
+fetch_guest_debs() {
+  local debs=$top/build/linuxguest/debs
+  mkdir -p "$debs"
+  list "$deps/linuxguest-debs.txt" | while read -r name version; do
+    # .version, written last, says the unpacked tree is complete and which version it is
+    [ "$(cat "$debs/$name/.version" 2>/dev/null)" = "$version" ] && continue
+    echo "bootstrap: fetching and unpacking $name $version (not installed)"
+    local tmp; tmp=$(mktemp -d "$debs/.fetch-XXXXXX")
+    chmod 755 "$tmp"  # lets apt's sandbox user write there
+    if ! (cd "$tmp" && apt-get download -qq "$name=$version" && rm -rf "${debs:?}/$name" \
+          && dpkg-deb -x ./*.deb "$debs/$name") >"$tmp.log" 2>&1; then
+      cat "$tmp.log" >&2; echo "bootstrap: could not fetch $name $version" >&2; exit 1
+    fi
+    for release in "$debs/$name"/lib/modules/*; do
+      [ -d "$release" ] && depmod -b "$debs/$name" "$(basename "$release")"
+    done
+    rm -rf "$tmp" "$tmp.log"
+    echo "$version" > "$debs/$name/.version"
+  done
+}
+
 install_python() {
   python3 - "$top/tools/requirements.txt" <<'PY' && return 0
 import sys, importlib.metadata as md
@@ -87,5 +113,6 @@ install_tools_path() {
 
 install_packages
 fetch_sources
+fetch_guest_debs
 install_python
 install_tools_path
