@@ -5,9 +5,11 @@ import platform
 import subprocess
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-# Debian packages whose versions decide the comparison (guests, load tools, emulator).
-PACKAGES = ("qemu-system-x86", "linux-image-amd64", "memcached", "libmemcached-tools", "wrk",
-            "netpipe-tcp", "nginx-light", "busybox-static")
+# Debian packages installed on the host whose versions decide the comparison (guests' binaries,
+# load tools, emulator). The Linux guest's kernel and busybox are not installed: their
+# versions come from the packages unpacked under build/linuxguest/debs (guest_packages).
+PACKAGES = ("qemu-system-x86", "memcached", "libmemcached-tools", "wrk", "netpipe-tcp",
+            "nginx-light")
 
 
 def _run(argv, cwd=None):
@@ -43,6 +45,15 @@ def package_versions(names=PACKAGES):
     return out
 
 
+def guest_packages():
+    """{package: version} of the Linux guest's unpacked packages (tools/linuxguest)."""
+    try:
+        import linuxguest
+        return linuxguest.unpacked_versions() or {"none": "not fetched (tools/bootstrap.sh)"}
+    except ImportError as e:
+        return {"none": f"tools/linuxguest cannot load: {e}"}
+
+
 def describe(accel, accel_reason):
     commit, dirty = git_commit()
     qemu = _run(["qemu-system-x86_64", "--version"])
@@ -55,6 +66,7 @@ def describe(accel, accel_reason):
         "host_kernel": platform.release(),
         "qemu": qemu.splitlines()[0] if qemu else "not found",
         "packages": package_versions(),
+        "guest_packages": guest_packages(),
         "python": platform.python_version(),
         "commit": commit,
         "dirty": dirty,

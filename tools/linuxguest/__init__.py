@@ -10,9 +10,11 @@ netpipe (NPtcp receivers on 5002 ping-pong and 5003 streaming; loadgen/apps.py).
 """
 from nomvm import VM
 
-from .build import build, BuildError, kernel_release, module_order, write_cpio, OUT
+from .build import (build, BuildError, kernel_release, module_order, unpacked_versions,
+                    write_cpio, OUT)
 
-__all__ = ["build", "make_vm", "wait_ready", "BuildError", "APPS", "READY", "MEMORY_MB"]
+__all__ = ["build", "make_vm", "wait_ready", "BuildError", "APPS", "READY", "MEMORY_MB",
+           "unpacked_versions"]
 
 APPS = ("memcached", "nginx", "nhttpd", "netpipe")
 READY = r"linuxguest: ready"

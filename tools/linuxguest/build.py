@@ -1,6 +1,8 @@
 """Builds the Linux comparison guest from Debian packages: a kernel and an initramfs.
 
-Kernel: the one `linux-image-amd64` depends on (installed by tools/bootstrap.sh). Initramfs
+Kernel and busybox: Debian's packages pinned in tools/deps/linuxguest-debs.txt, which
+tools/bootstrap.sh downloads and unpacks into build/linuxguest/debs/NAME (never installed on
+the host). Initramfs
 (newc cpio, gzip): busybox-static, the virtio-net driver modules of that kernel with their
 dependencies (Debian builds them as modules, so init must load them, issue 5), the
 applications with the shared libraries ldd finds, /etc/protocols (NPtcp needs it), nginx's
@@ -30,7 +32,9 @@ NHTTPD_INDEXES = (os.path.join(BUILD, "apps", "nhttpd", "www", "index.html"),
                   os.path.join(TOP, "apps", "nhttpd", "www", "index.html"))
 PATCHED_NPTCP = os.path.join(BUILD, "loadgen", "NPtcp")
 DRIVER_MODULES = ("virtio_pci", "virtio_net")
-PACKAGES = ("linux-image-amd64", "busybox-static", "memcached", "nginx", "netpipe-tcp", "libc6")
+DEBS = os.path.join(OUT, "debs")  # the unpacked packages (tools/bootstrap.sh)
+BUSYBOX = os.path.join(DEBS, "busybox-static", "bin", "busybox")
+FETCH_HINT = "tools/bootstrap.sh fetches and unpacks it (tools/deps/linuxguest-debs.txt)"
 
 
 class BuildError(RuntimeError):
@@ -44,17 +48,39 @@ def _run(args):
     return r.stdout
 
 
+def kernel_package(debs=DEBS):
+    """(package folder, release) of the unpacked kernel package under debs: the one whose
+    boot/ holds a vmlinuz (e.g. .../linux-image-6.1.0-56-amd64, 6.1.0-56-amd64)."""
+    found = sorted((os.path.join(debs, d), n[len("vmlinuz-"):])
+                   for d in (os.listdir(debs) if os.path.isdir(debs) else ())
+                   if d.startswith("linux-image-") and os.path.isdir(os.path.join(debs, d, "boot"))
+                   for n in os.listdir(os.path.join(debs, d, "boot")) if n.startswith("vmlinuz-"))
+    if len(found) != 1:
+        raise BuildError(f"want one unpacked kernel package in {debs}, found "
+                         f"{[r for _, r in found] or 'none'}: {FETCH_HINT}")
+    return found[0]
+
+
 def kernel_release():
-    """The release (e.g. 6.1.0-56-amd64) of the kernel linux-image-amd64 depends on."""
-    deps = _run(["dpkg-query", "-W", "-f", "${Depends}", "linux-image-amd64"])
-    m = re.search(r"linux-image-(\d[^\s,(]*)", deps)
-    if not m:
-        raise BuildError(f"cannot read the kernel of linux-image-amd64 from {deps!r}")
-    return m.group(1)
+    """The release (e.g. 6.1.0-56-amd64) of the guest's kernel package."""
+    return kernel_package()[1]
 
 
-def module_order(release, names, modules_dir="/lib/modules"):
+def unpacked_versions(debs=DEBS):
+    """{package: version} of every package unpacked under debs (bootstrap.sh's .version)."""
+    out = {}
+    for name in sorted(os.listdir(debs) if os.path.isdir(debs) else ()):
+        try:
+            with open(os.path.join(debs, name, ".version")) as f:
+                out[name] = f.read().strip()
+        except OSError:
+            continue
+    return out
+
+
+def module_order(release, names, modules_dir=None):
     """Module files (relative paths) to insmod in order: dependencies first (modules.dep)."""
+    modules_dir = modules_dir or os.path.join(kernel_package()[0], "lib", "modules")
     deps = {}
     with open(os.path.join(modules_dir, release, "modules.dep")) as f:
         for line in f:
@@ -143,12 +169,16 @@ def file_list(release):
              "/etc/protocols": (0o644, "/etc/protocols"),
              "/etc/passwd": (0o644, b"root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534::/:/bin/false\n"),
              "/etc/group": (0o644, b"root:x:0:\nnogroup:x:65534:\n"),
-             "/bin/busybox": (0o755, "/bin/busybox")}
+             "/bin/busybox": (0o755, BUSYBOX)}
+    if not os.path.isfile(BUSYBOX):
+        raise BuildError(f"{BUSYBOX} missing: {FETCH_HINT}")
+    kernel_root = kernel_package()[0]
     modules = module_order(release, DRIVER_MODULES)
     files["/etc/modules-order"] = (0o644, "".join(f"/lib/modules/{release}/{m}\n"
                                                   for m in modules).encode())
     for m in modules:
-        files[f"/lib/modules/{release}/{m}"] = (0o644, f"/lib/modules/{release}/{m}")
+        files[f"/lib/modules/{release}/{m}"] = (0o644, os.path.join(kernel_root, "lib",
+                                                                    "modules", release, m))
     for guest, host in applications():
         files[guest] = (0o755, host)
         for lib in shared_libraries(host):
@@ -206,12 +236,11 @@ def _input_key(release, files):
 
 
 def build(out=OUT, force=False):
-    """Builds (or reuses) the guest; returns {"kernel", "initrd", "release", "apps"}.
+    """Builds (or reuses) the guest; returns {"kernel", "initrd", "release", "apps",
+    "packages" (the unpacked packages' versions)}.
     Raises BuildError if a package or binary is missing."""
-    release = kernel_release()
-    kernel = f"/boot/vmlinuz-{release}"
-    if not os.path.isfile(kernel):
-        raise BuildError(f"{kernel} missing: install linux-image-amd64 (tools/bootstrap.sh)")
+    kernel_root, release = kernel_package()
+    kernel = os.path.join(kernel_root, "boot", f"vmlinuz-{release}")
     files = file_list(release)
     key = _input_key(release, files)
     initrd = os.path.join(out, "initrd.gz")
@@ -222,13 +251,15 @@ def build(out=OUT, force=False):
     if not force and os.path.isfile(initrd) and os.path.isfile(stamp):
         with open(stamp) as f:
             if f.read().strip() == key:
-                return {"kernel": kernel, "initrd": initrd, "release": release, "apps": served}
+                return {"kernel": kernel, "initrd": initrd, "release": release, "apps": served,
+                        "packages": unpacked_versions()}
     tmp = f"{initrd}.{os.getpid()}.tmp"  # concurrent builders must not share the temporary file
     write_cpio({p: (mode, _read(src)) for p, (mode, src) in files.items()}, tmp)
     os.replace(tmp, initrd)
     with open(stamp, "w") as f:
         f.write(key + "\n")
-    return {"kernel": kernel, "initrd": initrd, "release": release, "apps": served}
+    return {"kernel": kernel, "initrd": initrd, "release": release, "apps": served,
+            "packages": unpacked_versions()}
 
 
 def main(argv=None):
