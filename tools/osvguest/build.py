@@ -48,7 +48,7 @@ SUBMODULES = (("external/x64/acpica", "external/x64/acpica", "cloudius-systems/a
 # A file in each that the build reads: an empty folder means `git submodule update` is missing.
 TREE_PROBES = ("scripts/build", "scripts/manifest_from_host.sh", "loader.cc",
                "external/x64/acpica/source/include/acpi.h", "musl_1.2.1/src/string/memcpy.c",
-               "kbuild/Makefile")
+               "kbuild/Makefile.osv")
 GITHUB_URL = "https://github.com/{repo}"
 
 
