@@ -19,16 +19,9 @@
 
 #include <linux/virtio_net.h>
 
+#include "expect.h"
 #include "sim_device.h"
 #include "virtio_net.h"
-
-#define EXPECT(cond)                                                                        \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            fprintf(stderr, "fuzz_vnet: %s:%d: %s\n", __FILE__, __LINE__, #cond);           \
-            abort();                                                                        \
-        }                                                                                   \
-    } while (0)
 
 #define HDR ((uint32_t)sizeof(struct virtio_net_hdr_v1))
 

@@ -12,16 +12,9 @@
 #include <linux/virtio_pci.h>
 #include <linux/virtio_ring.h>
 
+#include "check.h"
 #include "sim_device.h"
 #include "virtio_net.h"
-
-#define CHECK(cond)                                                                        \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);      \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
 
 #define HDR ((uint32_t)sizeof(struct virtio_net_hdr_v1))
 
@@ -752,9 +745,8 @@ int main(int argc, char **argv)
     }
     for (unsigned i = 0; argc == 2 && i < n; i++) {
         if (strcmp(argv[1], cases[i].name) == 0) {
-            cases[i].fn();
-            printf("PASS %s\n", cases[i].name);
-            return 0;
+            CHECK_RUN(cases[i].name, cases[i].fn());
+            return failures != 0;
         }
     }
     fprintf(stderr, "usage: %s --list | CASE\n", argv[0]);

@@ -10,15 +10,8 @@
 #include <string.h>
 
 #include "elf.h"
+#include "expect.h"
 #include "nom/abi.h"
-
-#define EXPECT(cond)                                                                        \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            fprintf(stderr, "fuzz_elf: %s:%d: %s\n", __FILE__, __LINE__, #cond);            \
-            abort();                                                                        \
-        }                                                                                   \
-    } while (0)
 
 static volatile uint8_t sink;
 

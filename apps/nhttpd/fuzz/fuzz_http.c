@@ -9,15 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expect.h"
 #include "http.h"
-
-#define EXPECT(cond)                                                                        \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            fprintf(stderr, "fuzz_http: %s:%d: %s\n", __FILE__, __LINE__, #cond);           \
-            abort();                                                                        \
-        }                                                                                   \
-    } while (0)
 
 static bool is_verdict(int r)
 {

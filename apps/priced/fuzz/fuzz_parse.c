@@ -14,15 +14,8 @@
 
 #include <nom/price.h>
 
+#include "expect.h"
 #include "http_client.h"
-
-#define EXPECT(cond)                                                                        \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            fprintf(stderr, "fuzz_parse: %s:%d: %s\n", __FILE__, __LINE__, #cond);          \
-            abort();                                                                        \
-        }                                                                                   \
-    } while (0)
 
 static void check_why(const char *why, size_t whylen)
 {

@@ -1,15 +1,60 @@
-/* check.h: the host unit tests' tiny harness: each named case prints PASS or FAIL (with the
- * first failed condition) and the program exits non-zero if any failed. */
+/* check.h: the one harness of nom's host C unit tests (libnom, drivers, net, apps, tools;
+ * tools/nomvm/hostcases.py runs the programs). A case is a function; CHECK(cond) is its check.
+ *
+ *   CHECK(cond)         if cond is false: inside CHECK_RUN, the case stops there (longjmp back
+ *                       to CHECK_RUN, whatever the case function returns); outside any case,
+ *                       the program prints "FAIL: file:line: cond" and exits 1.
+ *   CHECK_RUN(name, call)  runs the statement call (usually a case function's call) as the case
+ *                       name: prints "PASS name", or "FAIL name: file:line: cond" and counts
+ *                       it in failures.
+ *   RUN(fn)             CHECK_RUN(#fn, fn()) for a case named after its function.
+ * EXPECT is CHECK's older name, kept for the cases written with it.
+ * A program exits non-zero if failures > 0 (hostcases reads the verdict lines). Why a
+ * jump: the cases of different programs return int, void or nothing useful, and every one of
+ * them can use the same CHECK without a convention for "failed" in its return value. */
 #ifndef CHECK_H
 #define CHECK_H
+#include <setjmp.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static int failures;
-static const char *failed_cond;
+static char check_why[256];
+static jmp_buf check_env;
+static int check_in_case;
 
-#define EXPECT(cond) do { if (!(cond)) { failed_cond = #cond; return 0; } } while (0)
-#define RUN(fn) do { failed_cond = ""; int ok_ = fn(); \
-    printf("%s %s%s%s\n", ok_ ? "PASS" : "FAIL", #fn, ok_ ? "" : ": ", failed_cond); \
-    failures += !ok_; } while (0)
+/* Records where a check failed; ends the case (or the program, outside a case). */
+static void check_failed(const char *file, int line, const char *cond)
+{
+    snprintf(check_why, sizeof check_why, "%s:%d: %s", file, line, cond);
+    if (check_in_case)
+        longjmp(check_env, 1);
+    printf("FAIL: %s\n", check_why);
+    fflush(stdout);
+    exit(1);
+}
+
+#define CHECK(cond)                                                                          \
+    do {                                                                                     \
+        if (!(cond))                                                                         \
+            check_failed(__FILE__, __LINE__, #cond);                                         \
+    } while (0)
+
+#define CHECK_RUN(name, call)                                                                \
+    do {                                                                                     \
+        check_in_case = 1;                                                                   \
+        if (setjmp(check_env) == 0) {                                                        \
+            call;                                                                            \
+            printf("PASS %s\n", (name));                                                     \
+        } else {                                                                             \
+            printf("FAIL %s: %s\n", (name), check_why);                                      \
+            failures++;                                                                      \
+        }                                                                                    \
+        check_in_case = 0;                                                                   \
+        fflush(stdout);                                                                      \
+    } while (0)
+
+#define EXPECT(cond) CHECK(cond)
+#define RUN(fn) CHECK_RUN(#fn, fn())
 
 #endif

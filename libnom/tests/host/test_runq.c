@@ -9,20 +9,20 @@ static int fifo_order_is_kept(void)
     struct nom_runq q = { 0 };
     for (int i = 0; i < 8; i++)
         runq_push(&q, &items[i]);
-    EXPECT(q.len == 8);
+    CHECK(q.len == 8);
     for (int i = 0; i < 8; i++)
-        EXPECT(runq_pop(&q) == &items[i]);
-    EXPECT(runq_empty(&q) && q.len == 0 && q.tail == NULL);
+        CHECK(runq_pop(&q) == &items[i]);
+    CHECK(runq_empty(&q) && q.len == 0 && q.tail == NULL);
     return 1;
 }
 
 static int empty_queue_pops_null(void)
 {
     struct nom_runq q = { 0 };
-    EXPECT(runq_pop(&q) == NULL && runq_empty(&q));
+    CHECK(runq_pop(&q) == NULL && runq_empty(&q));
     runq_push(&q, &items[0]);
-    EXPECT(!runq_empty(&q));
-    EXPECT(runq_pop(&q) == &items[0] && runq_pop(&q) == NULL);
+    CHECK(!runq_empty(&q));
+    CHECK(runq_pop(&q) == &items[0] && runq_pop(&q) == NULL);
     return 1;
 }
 
@@ -33,7 +33,7 @@ static int requeued_item_goes_to_the_back(void)
     runq_push(&q, &items[1]);
     struct nom_runq_link *l = runq_pop(&q);
     runq_push(&q, l); /* a thread that yields */
-    EXPECT(runq_pop(&q) == &items[1] && runq_pop(&q) == &items[0] && runq_empty(&q));
+    CHECK(runq_pop(&q) == &items[1] && runq_pop(&q) == &items[0] && runq_empty(&q));
     return 1;
 }
 
@@ -46,10 +46,10 @@ static int interleaved_push_pop_stays_consistent(void)
             runq_push(&q, &items[next_in % 8]);
             next_in++;
         } else if (next_out < next_in) {
-            EXPECT(runq_pop(&q) == &items[next_out % 8]);
+            CHECK(runq_pop(&q) == &items[next_out % 8]);
             next_out++;
         }
-        EXPECT(q.len == (size_t)(next_in - next_out));
+        CHECK(q.len == (size_t)(next_in - next_out));
     }
     return 1;
 }

@@ -26,22 +26,22 @@ static int expired_timers_come_out_in_deadline_order(void)
     srand(1);
     for (int i = 0; i < 500; i++) {
         t[i] = (struct nom_timer){ (uint64_t)(rand() % 100000), noop, NULL, 0 };
-        EXPECT(timerheap_insert(&h, &t[i]) == 0 && t[i].heap_slot != 0);
+        CHECK(timerheap_insert(&h, &t[i]) == 0 && t[i].heap_slot != 0);
     }
-    EXPECT(grows > 1);
+    CHECK(grows > 1);
     uint64_t last = 0;
     size_t n = 0;
     struct nom_timer *x;
     while ((x = timerheap_pop_expired(&h, 50000)) != NULL) {
-        EXPECT(x->deadline >= last && x->deadline <= 50000 && x->heap_slot == 0);
+        CHECK(x->deadline >= last && x->deadline <= 50000 && x->heap_slot == 0);
         last = x->deadline;
         n++;
     }
-    EXPECT(timerheap_min(&h) == NULL || timerheap_min(&h)->deadline > 50000);
+    CHECK(timerheap_min(&h) == NULL || timerheap_min(&h)->deadline > 50000);
     size_t model = 0;
     for (int i = 0; i < 500; i++)
         model += t[i].deadline <= 50000;
-    EXPECT(n == model && h.len == 500 - model);
+    CHECK(n == model && h.len == 500 - model);
     free(h.slots);
     return 1;
 }
@@ -55,18 +55,18 @@ static int cancel_removes_exactly_that_timer(void)
         timerheap_insert(&h, &t[i]);
     }
     for (int i = 0; i < 200; i += 3)
-        EXPECT(timerheap_remove(&h, &t[i]) == 1 && t[i].heap_slot == 0);
-    EXPECT(timerheap_remove(&h, &t[0]) == 0); /* second cancel: not armed */
+        CHECK(timerheap_remove(&h, &t[i]) == 1 && t[i].heap_slot == 0);
+    CHECK(timerheap_remove(&h, &t[0]) == 0); /* second cancel: not armed */
     int seen[200] = { 0 };
     uint64_t last = 0;
     struct nom_timer *x;
     while ((x = timerheap_pop_expired(&h, UINT64_MAX)) != NULL) {
-        EXPECT(x->deadline >= last);
+        CHECK(x->deadline >= last);
         last = x->deadline;
         seen[x - t]++;
     }
     for (int i = 0; i < 200; i++)
-        EXPECT(seen[i] == (i % 3 != 0));
+        CHECK(seen[i] == (i % 3 != 0));
     free(h.slots);
     return 1;
 }
@@ -77,13 +77,13 @@ static int rearming_moves_a_timer(void)
     struct nom_timer a = { 10, noop, NULL, 0 }, b = { 20, noop, NULL, 0 };
     timerheap_insert(&h, &a);
     timerheap_insert(&h, &b);
-    EXPECT(timerheap_min(&h) == &a);
+    CHECK(timerheap_min(&h) == &a);
     timerheap_remove(&h, &a);
     a.deadline = 30;
     timerheap_insert(&h, &a);
-    EXPECT(timerheap_min(&h) == &b);
-    EXPECT(timerheap_pop_expired(&h, 25) == &b && timerheap_pop_expired(&h, 25) == NULL);
-    EXPECT(timerheap_pop_expired(&h, 30) == &a && h.len == 0);
+    CHECK(timerheap_min(&h) == &b);
+    CHECK(timerheap_pop_expired(&h, 25) == &b && timerheap_pop_expired(&h, 25) == NULL);
+    CHECK(timerheap_pop_expired(&h, 30) == &a && h.len == 0);
     free(h.slots);
     return 1;
 }
@@ -98,7 +98,7 @@ static int failed_growth_is_reported(void)
 {
     struct nom_timerheap h = { NULL, 0, 0, refuse };
     struct nom_timer a = { 1, noop, NULL, 0 };
-    EXPECT(timerheap_insert(&h, &a) == -1 && a.heap_slot == 0 && h.len == 0);
+    CHECK(timerheap_insert(&h, &a) == -1 && a.heap_slot == 0 && h.len == 0);
     return 1;
 }
 

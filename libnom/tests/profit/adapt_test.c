@@ -13,15 +13,8 @@
 
 #include <nom/adapt.h>
 
+#include "check.h"
 #include "fake_nom.h"
-
-#define CHECK(cond)                                                                          \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #cond);                       \
-            return 1;                                                                        \
-        }                                                                                    \
-    } while (0)
 
 static const struct nom_adapt_profile *prof = &nom_adapt_profile;
 
@@ -313,9 +306,8 @@ int main(int argc, char **argv)
         return run_best_lines();
     for (size_t i = 0; argc == 2 && i < n; i++) {
         if (strcmp(argv[1], cases[i].name) == 0) {
-            int r = cases[i].fn();
-            printf("%s %s\n", r == 0 ? "PASS" : "FAIL", cases[i].name);
-            return r;
+            CHECK_RUN(cases[i].name, cases[i].fn());
+            return failures != 0;
         }
     }
     fprintf(stderr, "usage: adapt_test CASE | --list | utility | best\n");

@@ -1,12 +1,11 @@
 /* test_parsers: unit tests of nomload's reply framing and statistics, one named case each;
- * run as `test_parsers NAME` (tests/test_loadgen_c.py runs every case). Exit 0 = pass. */
+ * run as `test_parsers NAME` (tests/test_loadgen_c.py runs every case). Exit 0 = pass; the
+ * harness is libnom's tests/host/check.h, the one of every host C test. */
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "loadgen.h"
-
-#define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, \
-                                                  #cond); return 1; } } while (0)
 
 static long mc(const char *s, int *hit) { return mc_response_length(s, strlen(s), hit); }
 
@@ -90,13 +89,20 @@ static const struct { const char *name; int (*fn)(void); } cases[] = {
     {"stats_summary", stats_summary},
 };
 
+/* One case in a frame of its own: the loop's index must not live across check.h's setjmp. */
+static int run_case(size_t i)
+{
+    CHECK_RUN(cases[i].name, cases[i].fn());
+    return failures != 0;
+}
+
 int main(int argc, char **argv)
 {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (argc < 2)
             printf("%s\n", cases[i].name);
         else if (strcmp(argv[1], cases[i].name) == 0)
-            return cases[i].fn();
+            return run_case(i);
     }
     return argc < 2 ? 0 : 2;
 }

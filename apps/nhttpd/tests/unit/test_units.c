@@ -9,21 +9,12 @@
 #include <string.h>
 
 #include "bufpool.h"
+#include "check.h"
 #include "docstore.h"
 #include "http.h"
 #include "json.h"
 #include "platform.h"
 #include "stats.h"
-
-static const char *current;
-
-#define CHECK(cond)                                                                         \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            printf("FAIL %s: %s:%d: %s\n", current, __FILE__, __LINE__, #cond);             \
-            exit(1);                                                                        \
-        }                                                                                   \
-    } while (0)
 
 /* stats.c renders the platform's members through this; the tests stand in for a platform. */
 void platform_stats_json(struct json *j) { json_string(j, "platform", "test"); }
@@ -526,15 +517,13 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < n; i++) {
         if (argc > 1 && strcmp(argv[1], cases[i].name) != 0)
             continue;
-        current = cases[i].name;
-        cases[i].fn();
-        printf("PASS %s\n", current);
+        CHECK_RUN(cases[i].name, cases[i].fn());
         if (argc > 1)
-            return 0;
+            return failures != 0;
     }
     if (argc > 1) {
         printf("no case %s\n", argv[1]);
         return 2;
     }
-    return 0;
+    return failures != 0;
 }

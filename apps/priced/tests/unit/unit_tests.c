@@ -10,21 +10,10 @@
 
 #include <nom/price.h>
 
+#include "check.h"
 #include "http_client.h"
 #include "options.h"
 #include "retry.h"
-
-static const char *failed_check;
-static int failed_line;
-
-#define CHECK(cond)                                                                            \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            failed_check = #cond;                                                              \
-            failed_line = __LINE__;                                                            \
-            return;                                                                            \
-        }                                                                                      \
-    } while (0)
 
 /* ---- URL ---------------------------------------------------------------------------- */
 
@@ -388,13 +377,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; argc == 2 && i < n; i++) {
         if (strcmp(argv[1], cases[i].name) != 0)
             continue;
-        cases[i].fn();
-        if (failed_check) {
-            printf("FAIL %s: line %d: %s\n", cases[i].name, failed_line, failed_check);
-            return 1;
-        }
-        printf("PASS %s\n", cases[i].name);
-        return 0;
+        CHECK_RUN(cases[i].name, cases[i].fn());
+        return failures != 0;
     }
     fprintf(stderr, "usage: unit_tests --list | NAME\n");
     return 2;
