@@ -40,6 +40,18 @@ run: all
 	python3 tools/nomrun.py --iso $(BUILD)/nom.iso --kernel $(BUILD)/kernel/nom.elf \
 	    --modules apps/default-image.txt $(RUN_FLAGS)
 
+# A live page of the applications (tools/dashboard/README.md) on http://127.0.0.1:8090/, beside
+# `make run`; DASHBOARD_FLAGS="--boot" boots nom itself, --port-shift=N follows make run's.
+.PHONY: dashboard libvirt-run
+dashboard: all
+	PYTHONPATH=$(TOP)/tools python3 -m dashboard $(DASHBOARD_FLAGS)
+
+# The default image as a libvirt domain with make run's ports (tools/nomvirt/README.md);
+# LIBVIRT_FLAGS=--port-shift=N moves them. Ctrl-C destroys and undefines the domain.
+libvirt-run: all
+	PYTHONPATH=$(TOP)/tools python3 tools/nomvirt/run.py --iso $(BUILD)/nom.iso --kernel $(BUILD)/kernel/nom.elf \
+	    --modules apps/default-image.txt $(LIBVIRT_FLAGS)
+
 # Builds everything and runs every test; the last line reads "N passed, N failed".
 # qemu-kvmcost: 2-3 min once per machine (2 cores), then copied from /var/cache/nom-kvmcost.
 test: all host-tools qemu-kvmcost
