@@ -10,6 +10,7 @@ With --boot it boots nom itself first, as `make run` does (the image from --kern
 """
 import argparse
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -56,11 +57,13 @@ def parse_args(argv):
 
 
 def start_provider(port, schedule, log_path):
-    """tools/priceprovider on 127.0.0.1:port with schedule; stopped by the caller by PID."""
+    """tools/priceprovider on 127.0.0.1:port with schedule; stopped by the caller by PID, and
+    by the kernel if the dashboard dies first (as make run's, nomrun.die_with_parent)."""
     with open(log_path, "w") as log:
         proc = subprocess.Popen(provider_process.command("127.0.0.1", port, schedule),
                                 cwd=provider_process.TOOLS, stdin=subprocess.DEVNULL,
-                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                                preexec_fn=nomrun.die_with_parent)
     try:
         print(f"dashboard: {provider_process.wait_listening(proc, log_path)}", flush=True)
     except provider_process.ProviderDidNotStart:
@@ -84,12 +87,13 @@ def boot(a, workdir):
 def main(argv=None):
     a = parse_args(sys.argv[1:] if argv is None else argv)
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
-    vm = provider = server = None
+    vm = provider = server = workdir = None
     collector = Collector("127.0.0.1", NHTTPD_PORT + a.port_shift, MEMCACHED_PORT + a.port_shift,
                           a.interval)
     try:
         if a.boot:
-            vm, provider = boot(a, tempfile.mkdtemp(prefix="nom-dashboard-"))
+            workdir = tempfile.mkdtemp(prefix="nom-dashboard-")
+            vm, provider = boot(a, workdir)
         server = make_server(collector, a.port)
         collector.start()
         print(f"dashboard: http://127.0.0.1:{server.server_address[1]}/ reading nhttpd on "
@@ -105,6 +109,8 @@ def main(argv=None):
         if vm:
             vm.stop()
         provider_process.stop(provider)
+        if workdir:
+            shutil.rmtree(workdir, ignore_errors=True)  # the image (18 MB) and the console
 
 
 if __name__ == "__main__":
