@@ -189,5 +189,7 @@ void heap_init(void);
 
 /* fd.c */
 void fd_init(void);
+/* Writes what the console descriptors hold of an unfinished line (console.c); before exit. */
+void console_flush(void);
 
 #endif /* NOM_LIBNOM_H */

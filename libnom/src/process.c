@@ -20,6 +20,7 @@
 
 void _exit(int status)
 {
+    console_flush(); /* an unfinished last line still shows */
     nom_sys_exit(status);
 }
 

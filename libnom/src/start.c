@@ -61,9 +61,14 @@ char *nom_fmt_dec(char *buf, uint64_t v)
 
 void nom_panic(const char *what)
 {
-    nom_console_puts("nom: libnom panic: ");
-    nom_console_puts(what);
-    nom_console_puts("\n");
+    static const char head[] = "nom: libnom panic: ";
+    char line[256];
+    size_t n = strnlen(what, sizeof line - sizeof head);
+    memcpy(line, head, sizeof head - 1);
+    memcpy(line + sizeof head - 1, what, n);
+    line[sizeof head - 1 + n] = '\n';
+    console_flush();
+    nom_sys_console_write(line, sizeof head + n); /* one line, one system call */
     nom_sys_exit(134);
 }
 

@@ -54,6 +54,23 @@ def test_exit_status_argv_environment_and_float_printf():
     assert re.search(r"^nom: app hello exited 7\b", r.log, re.M), r.log
 
 
+def test_console_lines_stay_whole_between_applications():
+    """Two applications write 20 lines each, every line in five write()s 2 ms apart: each line
+    reaches the console whole (console.c buffers up to the newline), and a last line without
+    a newline still shows when the application exits."""
+    r = boot_apps([(os.path.join(GUEST, "lines.elf"), "lines a 20"),
+                   (os.path.join(GUEST, "lines.elf"), "lines b 20")], timeout=300)
+    for name in "ab":
+        whole = re.findall(rf"lines {name} (\d+) whole$", r.log, re.M)
+        assert whole == [str(i) for i in range(20)], r.log
+        assert f"lines {name} done" in r.log, r.log
+    # Every "lines " (but the kernel's "app lines ...") starts a whole line or the last one
+    # ("done", which other output may follow).
+    torn = [r.log[m.start():m.start() + 40] for m in re.finditer("(?<!app )lines ", r.log)
+            if not re.match(r"lines [ab] (\d+ whole$|done)", r.log[m.start():], re.M)]
+    assert torn == [], r.log
+
+
 def test_unhandled_fault_in_main_ends_the_application_with_139():
     r = boot_apps([(os.path.join(GUEST, "conform.elf"), "conform crash_main")])
     assert re.search(r"^nom: fault: write at 0x0000000000000008 .* thread 1 \(main\): ",
