@@ -29,10 +29,20 @@ static unsigned active_conns(void)
     return n;
 }
 
+/* The driver's counters that online learning reads (nom/adapt.h, --adapt-mode=online). */
+static void counters(struct nom_adapt_counters *out)
+{
+    struct nom_net_stats s;
+    nom_net_stats(&s);
+    *out = (struct nom_adapt_counters){.tx_bytes = s.tx_bytes, .rx_packets = s.rx_packets,
+                                       .exits = s.tx_kicks + s.rx_kicks + s.interrupts};
+}
+
 static const struct nom_adapt_stack lwip_stack = {
     .active_conns = active_conns,
     .set_batching_delay_us = nom_net_set_batching_delay_us,
     .batching_delay_us = nom_net_batching_delay_us,
+    .counters = counters,
 };
 
 void net_adapt_stack_register(void)

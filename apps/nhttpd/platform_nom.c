@@ -96,6 +96,9 @@ static void adapt_json(struct json *j, const struct nom_adapt_status *a)
         json_int(j, "expected_profit_micro_usd_per_s", llround(a->profit_rate * 1e6));
     else
         json_null(j, "expected_profit_micro_usd_per_s");
+    /* priced cannot confirm the price now (abi.h NOM_PRICE_STALE): W is the safe one. */
+    json_bool(j, "price_stale", a->price_stale);
+    json_double(j, "price_stale_age_s", a->price_stale_age_s);
     json_uint(j, "decisions", a->decisions);
     json_uint(j, "w_changes", a->w_changes);
     json_object_end(j);
@@ -130,6 +133,8 @@ static void board_price_json(struct json *j, unsigned slot, const struct nom_bb_
     json_int(j, "price_micro", p->price_micro);
     json_uint(j, "timestamp_ns", p->timestamp_ns);
     json_uint(j, "sequence", p->sequence);
+    json_uint(j, "flags", p->flags);
+    json_uint(j, "stale_since_tsc", p->stale_since_tsc);
     json_object_end(j);
 }
 

@@ -2,8 +2,9 @@
  * price.txt over HTTP on its own NIC and, whenever the price or the provider's sequence
  * changes, publishes it in bulletin-board price slot 0 with NOM_SYS_PRICE_PUBLISH; the kernel
  * then notifies every subscribed application (NOM_NOTIFY_PRICE). Bad input loses nothing: a
- * failed poll leaves the last good price published, is reported once per episode (retry.h)
- * and is retried with backoff. */
+ * failed poll leaves the last good price published, marked NOM_PRICE_STALE with the time of
+ * the last good answer (one publication per episode), is reported once per episode (retry.h)
+ * and is retried with backoff; the next good answer publishes a fresh price. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,8 @@ struct priced {
     struct priced_options opt;
     struct retry retry;
     int published;           /* a price is on the board */
+    int stale;               /* ... marked NOM_PRICE_STALE: the provider has failed since */
+    uint64_t last_good_tsc;  /* the provider's last good answer */
     struct nom_price_quote last; /* the one published */
 };
 
@@ -58,12 +61,14 @@ static int poll_provider(const struct priced_options *o, struct nom_price_quote 
     return 0;
 }
 
-/* Publishes q in the bandwidth slot; the kernel notifies the subscribers. Exits if the
- * kernel refuses: without publishing, priced has no purpose. */
-static void publish(struct priced *d, const struct nom_price_quote *q)
+/* Publishes q in the bandwidth slot, marked stale or not; the kernel notifies the
+ * subscribers. Exits if the kernel refuses: without publishing, priced has no purpose. */
+static void publish(struct priced *d, const struct nom_price_quote *q, int stale)
 {
     struct nom_bb_price p = {.resource = NOM_RES_BANDWIDTH, .unit = NOM_UNIT_GBIT,
-                             .price_micro = q->price_micro, .timestamp_ns = q->timestamp_ns};
+                             .price_micro = q->price_micro, .timestamp_ns = q->timestamp_ns,
+                             .flags = stale ? NOM_PRICE_STALE : 0,
+                             .stale_since_tsc = stale ? d->last_good_tsc : 0};
     char buf[32];
     int64_t r = nom_sys_price_publish(PRICE_SLOT, &p);
     if (r < 0) {
@@ -72,11 +77,12 @@ static void publish(struct priced *d, const struct nom_price_quote *q)
         exit(1);
     }
     nom_bb_price(PRICE_SLOT, &p);
-    printf("priced: published %s $/Gbit at %.6f s (provider sequence %llu, board sequence "
-           "%llu)\n", nom_price_format(q->price_micro, buf, sizeof buf), seconds_since_boot(),
-           (unsigned long long)q->sequence, (unsigned long long)p.sequence);
+    printf("priced: published %s $/Gbit%s at %.6f s (provider sequence %llu, board sequence "
+           "%llu)\n", nom_price_format(q->price_micro, buf, sizeof buf), stale ? " (stale)" : "",
+           seconds_since_boot(), (unsigned long long)q->sequence, (unsigned long long)p.sequence);
     d->last = *q;
     d->published = 1;
+    d->stale = stale;
 }
 
 static void report_failure(const struct priced *d, int kind, const char *why)
@@ -100,13 +106,19 @@ static void poll_once(struct priced *d)
     if (kind != 0) {
         if (retry_failed(&d->retry, kind))
             report_failure(d, kind, why);
+        /* The last good price stays, marked stale once per episode: the applications fall
+         * back to their safe W instead of trusting it (nom/adapt.h). */
+        if (d->published && !d->stale)
+            publish(d, &d->last, 1);
         return;
     }
+    d->last_good_tsc = nom_tsc();
     unsigned ended = retry_succeeded(&d->retry);
     if (ended)
         printf("priced: the provider answers again (after %u failed polls)\n", ended);
-    if (!d->published || q.price_micro != d->last.price_micro || q.sequence != d->last.sequence)
-        publish(d, &q);
+    if (!d->published || d->stale || q.price_micro != d->last.price_micro ||
+        q.sequence != d->last.sequence)
+        publish(d, &q, 0);
 }
 
 static int start_network(int *argc, char **argv)

@@ -6,8 +6,9 @@
  * then the board's bytes (the rest zero; the generation made even, as the kernel leaves it
  * between writes). Checks nom/bb.h's and nom/price.h's promises: a snapshot is the board; a
  * device found is the index-th match within ndevices and the table; a row found has the id and
- * is not empty; a slot past the table is -1; the price is the first bandwidth/Gbit slot. The
- * seqlock's retry path is not reached (one thread): libnom/tests/host/test_seqlock.c races it. */
+ * is not empty; a slot past the table is -1; the price is the first bandwidth/Gbit slot, stale
+ * exactly when its NOM_PRICE_STALE flag is set. The seqlock's retry path is not reached (one
+ * thread): libnom/tests/host/test_seqlock.c races it. */
 #define _GNU_SOURCE /* MAP_FIXED_NOREPLACE */
 #include <errno.h>
 #include <stdint.h>
@@ -78,7 +79,9 @@ static void check_app_and_price(const struct query *q)
     EXPECT(r == (first ? 0 : -ENOENT));
     if (first)
         EXPECT(price.micro_per_gbit == first->price_micro && price.sequence == first->sequence &&
-               price.timestamp_ns == first->timestamp_ns);
+               price.timestamp_ns == first->timestamp_ns &&
+               price.stale == ((first->flags & NOM_PRICE_STALE) != 0) &&
+               price.stale_since_tsc == (price.stale ? first->stale_since_tsc : 0));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,7 +1,7 @@
 """Host unit tests of libnom's pure parts: the run queue, the timer heap, the bulletin-board
-seqlock reader, the descriptor table and the online learner. Each C program (tests/host/) is
-built with the host gcc under AddressSanitizer/UBSan and prints one PASS/FAIL line per named
-case; each program is one pytest case here (nomvm.hostcases)."""
+seqlock reader, the descriptor table, the online learner and the controller's online mode.
+Each C program (tests/host/) is built with the host gcc under AddressSanitizer/UBSan and prints
+one PASS/FAIL line per named case; each program is one pytest case here (nomvm.hostcases)."""
 import os
 
 import pytest
@@ -34,6 +34,9 @@ def nom_headers_only():
     ("fdtable", ["tests/host/test_fdtable.c", "src/fdtable.c"], ()),
     ("learn", ["tests/host/test_learn.c", "src/profit/learn.c", "src/profit/profile.c",
                "src/profit/utility.c", "src/profit/load_meter.c"], ("-lm",)),
+    ("online", ["tests/host/test_online.c", "src/profit/online.c", "src/profit/learn.c",
+                "src/profit/profile.c", "src/profit/utility.c", "src/profit/load_meter.c"],
+     ("-lm",)),
 ])
 def test_host_unit(name, sources, libs):
     exe = hostcases.compile_program(os.path.join(OUT, name),

@@ -77,6 +77,9 @@ void __wrap_server_stats(ADD_STAT add_stats, void *c)
     add(add_stats, c, "utility", nom_utility_name(a.utility));
     add(add_stats, c, "load_class", nom_load_name(a.load));
     add_double(add_stats, c, "bandwidth_price_usd_per_gbit", a.has_price, a.price);
+    /* priced cannot confirm the price now (abi.h NOM_PRICE_STALE): W is the safe one */
+    add(add_stats, c, "bandwidth_price_stale", a.price_stale ? "1" : "0");
+    add_double(add_stats, c, "bandwidth_price_stale_age_s", 1, a.price_stale_age_s);
     add_double(add_stats, c, "profit_rate_usd_per_s", a.has_rate, a.profit_rate);
     add_net_stats(add_stats, c);
 }

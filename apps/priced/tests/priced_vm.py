@@ -62,15 +62,16 @@ class Provider:
 
 
 class FakeProvider:
-    """A provider that answers what `mode` says, on 127.0.0.1 (raw sockets: exact bytes).
+    """A provider that answers what `mode` says, on 127.0.0.1 (raw sockets: exact bytes; port 0
+    picks a free one; stop() then a new one on the same port is a provider down and back).
     Modes: ("good", PRICE, SEQUENCE), "garbage" (not HTTP), "html" (HTTP 200, not price.txt),
     "huge" (a 1 MiB body), "negative", "absurd", "stall" (accepts, never answers), "error"
     (HTTP 503). `requests[mode]` counts the connections served in each mode."""
 
-    def __init__(self):
+    def __init__(self, port=0):
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
+        self.sock.bind(("127.0.0.1", port))
         self.sock.listen(16)
         self.port = self.sock.getsockname()[1]
         self.mode, self.requests, self.stalled = ("good", 1.0, 1), {}, []

@@ -78,8 +78,9 @@ BAD = [  # mode, what priced must say (once), the kind of episode
 
 def test_bad_answers_keep_the_last_good_price():
     """For each kind of bad answer in turn, then a good answer again: does priced say so once
-    (not once per poll), keep 2 $/Gbit published, stay alive, say when the provider answers
-    again, and publish only a price that changed?"""
+    (not once per poll), keep 2 $/Gbit published but marked stale (one publication per
+    episode), stay alive, say when the provider answers again (a fresh 2 $/Gbit), and never
+    publish a bad price?"""
     fake = FakeProvider()
     good = ("good", 2.0, 1)
     fake.mode = good
@@ -94,7 +95,8 @@ def test_bad_answers_keep_the_last_good_price():
                     time.sleep(0.1)  # at least three polls in this episode
                 assert fake.count(mode) >= 3, f"priced stopped polling in mode {mode}"
                 assert count(vm.log(), r"^priced: " + said) == 1, vm.log()
-                fake.mode = good  # the same price and sequence: nothing to publish
+                vm.wait_for(r"^priced: published 2\.000000 \$/Gbit \(stale\)", 60)
+                fake.mode = good  # the same price and sequence: published fresh, not stale
                 deadline = time.monotonic() + 60
                 while count(vm.log(), r"^priced: the provider answers again") < episode:
                     assert time.monotonic() < deadline, vm.log()
@@ -104,8 +106,12 @@ def test_bad_answers_keep_the_last_good_price():
             log = vm.log()
     finally:
         fake.stop()
-    assert seq == 2, log  # 2 $/Gbit, then 3 $/Gbit: no bad price was ever published
-    assert count(log, r"^priced: published") == 2
+    # 2 $/Gbit, then per episode 2 $/Gbit stale and 2 $/Gbit fresh, then 3 $/Gbit
+    assert seq == 2 + 2 * len(BAD), log
+    assert count(log, r"^priced: published") == 2 + 2 * len(BAD)
+    assert count(log, r"^priced: published 2\.000000 \$/Gbit \(stale\)") == len(BAD)
+    prices = {float(p) for p in re.findall(r"^pricewatch: price ([\d.]+) ", log, re.M)}
+    assert prices == {2.0, 3.0}, log  # no bad price was ever published
     assert count(log, r"^priced: the provider answers again") == len(BAD)
 
 

@@ -261,7 +261,16 @@ struct nom_bb_price {
     int64_t price_micro; /* micro-dollars per unit */
     uint64_t timestamp_ns; /* provider's time of the price (Unix epoch ns), 0 if unknown */
     uint64_t sequence;     /* incremented on every publication of this slot */
+    /* NOM_PRICE_STALE: the publisher cannot confirm the price now (provider down, too slow,
+     * garbage, an absurd price); price_micro is the last good one. Readers fall back to a
+     * safe choice rather than trust it (nom/adapt.h). */
+    uint32_t flags;
+    uint32_t reserved;
+    /* With NOM_PRICE_STALE: the TSC of the publisher's last good answer; the staleness's age is
+     * (now - stale_since_tsc) / tsc_hz. 0 otherwise. */
+    uint64_t stale_since_tsc;
 };
+#define NOM_PRICE_STALE 0x1u
 
 enum nom_app_state { NOM_APP_EMPTY = 0, NOM_APP_RUNNING = 1, NOM_APP_EXITED = 2, NOM_APP_KILLED = 3 };
 

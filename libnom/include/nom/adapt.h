@@ -47,6 +47,13 @@
 
 #define NOM_ADAPT_MAX_POINTS 64
 #define NOM_ADAPT_MAX_W_US 1000000u /* the largest W a stack must accept */
+/* The W the adaptive controller runs while the published price is stale (priced cannot
+ * confirm it: provider down, too slow, garbage, an absurd price; nom/price.h): 0, run to
+ * completion. Why: with no price to trust there is no trade to make, and W = 0 has the lowest
+ * latency in every profile (no SLO penalty from batching) and is what a conventional stack
+ * runs; what it gives up is the saving a known price would buy. The controller returns to the
+ * price's best W with priced's next good publication. A fixed --batching-delay stays fixed. */
+#define NOM_ADAPT_SAFE_W_US 0u
 #define NOM_ADAPT_SAMPLE_MS 500u
 #define NOM_ADAPT_MANY_CONNS 4u
 #define NOM_ADAPT_SINGLE_CONNS 1u
@@ -89,6 +96,10 @@ struct nom_adapt_status {
     uint32_t w_us;              /* W in use */
     int has_price;              /* 0: no bandwidth price on the board yet (P taken as 0) */
     double price;               /* $/Gbit acted on */
+    int price_stale;            /* 1: priced marked it stale (abi.h NOM_PRICE_STALE): W is
+                                 * NOM_ADAPT_SAFE_W_US, not the price's best */
+    double price_stale_age_s;   /* since priced's last good answer, 0 unless stale */
+    uint64_t price_stale_since_tsc;
     int has_rate;               /* 0: W not in the profile (fixed W), no expected rate */
     double profit_rate;         /* expected utility at W, $/s */
     unsigned active_conns;      /* at the last sample */

@@ -36,6 +36,8 @@ struct nom_price {
     int64_t micro_per_gbit;   /* the same as the board stores it (abi.h: micro-dollars) */
     uint64_t timestamp_ns;    /* when the provider's price took effect (Unix ns), 0 unknown */
     uint64_t sequence;        /* the board slot's publication count: grows with every change */
+    int stale;                /* 1: priced cannot confirm it now (abi.h NOM_PRICE_STALE) */
+    uint64_t stale_since_tsc; /* with stale: the TSC of priced's last good answer */
 };
 
 /* Copies the current bandwidth price into *out: 0, or -ENOENT while none is published. */

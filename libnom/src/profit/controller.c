@@ -88,9 +88,12 @@ static int read_price(void)
     struct nom_price p;
     int has = nom_price_bandwidth(&p) == 0;
     double price = has ? p.usd_per_gbit : 0.0;
-    int changed = has != ctl.st.has_price || price != ctl.st.price;
+    int stale = has && p.stale;
+    int changed = has != ctl.st.has_price || price != ctl.st.price || stale != ctl.st.price_stale;
     ctl.st.has_price = has;
     ctl.st.price = price;
+    ctl.st.price_stale = stale;
+    ctl.st.price_stale_since_tsc = stale ? p.stale_since_tsc : 0;
     return changed;
 }
 
@@ -125,7 +128,18 @@ static void decide(const char *why)
     struct nom_adapt_status *st = &ctl.st;
     double rate = 0;
     int i;
-    if (st->adaptive) {
+    if (st->adaptive && st->price_stale) { /* no price to trust: the safe W (nom/adapt.h) */
+        i = nom_adapt_find_w(ctl.prof, st->load, NOM_ADAPT_SAFE_W_US);
+        const struct nom_adapt_point *pt = i >= 0 ? &ctl.prof->points[st->load][i] : NULL;
+        if (pt && nom_utility(st->utility, &ctl.params, pt->t_gbps, pt->latency_us,
+                              pt->jitter_us, st->price, &rate) != 0)
+            i = -EINVAL;
+        if (st->w_us != NOM_ADAPT_SAFE_W_US &&
+            ctl.stack->set_batching_delay_us(NOM_ADAPT_SAFE_W_US) == 0) {
+            st->w_us = NOM_ADAPT_SAFE_W_US;
+            st->w_changes++;
+        }
+    } else if (st->adaptive) {
         i = nom_adapt_best(ctl.prof, st->load, st->utility, &ctl.params, st->price, &rate);
         uint32_t w = i >= 0 ? ctl.prof->points[st->load][i].w_us : st->w_us;
         if (w != st->w_us && ctl.stack->set_batching_delay_us(w) == 0) {
@@ -224,4 +238,7 @@ void nom_adapt_status(struct nom_adapt_status *out)
     nom_preempt_disable();
     *out = ctl.st;
     nom_preempt_enable();
+    uint64_t now = nom_tsc(), since = out->price_stale_since_tsc;
+    double ticks_per_s = (double)nom_us_to_tsc(1000000);
+    out->price_stale_age_s = out->price_stale && now > since ? (double)(now - since) / ticks_per_s : 0;
 }

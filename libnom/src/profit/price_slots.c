@@ -14,6 +14,8 @@ int nom_price_from_slots(const struct nom_bb_price *slots, unsigned n, struct no
         out->usd_per_gbit = (double)p->price_micro / 1e6; /* abi.h: micro-dollars per unit */
         out->timestamp_ns = p->timestamp_ns;
         out->sequence = p->sequence;
+        out->stale = (p->flags & NOM_PRICE_STALE) != 0;
+        out->stale_since_tsc = out->stale ? p->stale_since_tsc : 0;
         return 0;
     }
     return -ENOENT;

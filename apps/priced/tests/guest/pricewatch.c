@@ -1,7 +1,7 @@
 /* pricewatch.c: a subscriber of priced's prices for the tests (tests/test_priced.py), using
  * only nom/price.h. It subscribes, then prints one line per publication it wakes up for:
  *     pricewatch: price 10.000000 $/Gbit sequence 2 at 12.345678 s (notifications 2,
- *     callback 2 saw 10000000; priced cpu 35 ms)
+ *     callback 2 saw 10000000; priced cpu 35 ms) stale 0
  * and exits 0 after --changes=N publications, 1 if --timeout-s=S pass first. The callback
  * (scheduler context) only counts; the main thread waits in nom_price_wait(). Each line ends
  * with the CPU time priced has used so far (its board row), for measure.py. */
@@ -60,10 +60,10 @@ int main(int argc, char **argv)
         }
         have = 1;
         printf("pricewatch: price %.6f $/Gbit sequence %llu at %.6f s (notifications %llu, "
-               "callback %llu saw %lld; priced cpu %lld ms)\n", p.usd_per_gbit,
+               "callback %llu saw %lld; priced cpu %lld ms) stale %d\n", p.usd_per_gbit,
                (unsigned long long)p.sequence, (double)nom_now_ns() / 1e9,
                (unsigned long long)nom_price_notifications(), (unsigned long long)callbacks,
-               (long long)callback_price, cpu_ms_of("priced"));
+               (long long)callback_price, cpu_ms_of("priced"), p.stale);
     }
     return 0;
 }

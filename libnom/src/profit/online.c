@@ -1,0 +1,100 @@
+/* online.c: the controller's online mode (online.h): windows of the stack's counters turned
+ * into the learner's samples, and the learner's choice turned into the next W. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "online.h"
+
+/* The learner's score: the application's utility at the price the controller keeps. */
+static int score(const struct nom_learn_sample *e, void *ctx, double *u)
+{
+    const struct adapt_online *o = ctx;
+    return nom_utility(o->kind, &o->params, e->t_gbps, e->latency_us, e->jitter_us, o->price,
+                       u);
+}
+
+/* The settings: the profile's W values when it is valid, else the default grid. */
+static unsigned grid_of(const struct nom_adapt_profile *prof, struct nom_learn_arm_key *keys)
+{
+    static const uint32_t fallback[] = ADAPT_ONLINE_DEFAULT_W;
+    char why[160];
+    if (prof != NULL && nom_adapt_profile_check(prof, why, sizeof why) == 0 &&
+        prof->npoints <= NOM_LEARN_MAX_ARMS) {
+        for (unsigned i = 0; i < prof->npoints; i++)
+            keys[i] = (struct nom_learn_arm_key){prof->points[NOM_LOAD_MANY][i].w_us, 0};
+        return prof->npoints;
+    }
+    for (unsigned i = 0; i < sizeof fallback / sizeof fallback[0]; i++)
+        keys[i] = (struct nom_learn_arm_key){fallback[i], 0};
+    return sizeof fallback / sizeof fallback[0];
+}
+
+int adapt_online_start(struct adapt_online *o, const struct nom_adapt_profile *prof,
+                       const char *app, enum nom_utility_kind kind, enum nom_load_class cls,
+                       uint32_t w_now, const struct nom_adapt_counters *now, char *why,
+                       size_t cap)
+{
+    struct nom_learn_arm_key keys[NOM_LEARN_MAX_ARMS];
+    struct nom_learn_config cfg;
+    unsigned n = grid_of(prof, keys);
+    memset(o, 0, sizeof *o);
+    o->kind = kind;
+    o->params = nom_utility_defaults();
+    o->last = *now;
+    if (nom_learn_config_default(&cfg, keys, n) != 0 ||
+        nom_learn_init(&o->learn, &cfg, score, o, cls) != 0)
+        return -EINVAL;
+    o->arm = 0; /* the setting closest to the W in force */
+    for (unsigned i = 1; i < n; i++) {
+        if (labs((long)keys[i].w_us - (long)w_now) < labs((long)keys[o->arm].w_us - (long)w_now))
+            o->arm = (int)i;
+    }
+    return nom_learn_seed_profile(&o->learn, prof, app, why, cap) == 0 ? 0 : 1;
+}
+
+int adapt_online_sample(const struct nom_adapt_counters *start,
+                        const struct nom_adapt_counters *end, double seconds, unsigned conns,
+                        struct nom_learn_sample *out)
+{
+    uint64_t packets = end->rx_packets - start->rx_packets;
+    if (!(seconds > 0) || packets < ADAPT_ONLINE_MIN_PACKETS || conns == 0)
+        return -EAGAIN;
+    double rps = packets / seconds;
+    double latency_us = conns / rps * 1e6; /* Little's law, closed-loop users */
+    *out = (struct nom_learn_sample){
+        .t_gbps = (end->tx_bytes - start->tx_bytes) * 8 / seconds / 1e9,
+        .ops_per_s = rps,
+        .latency_us = latency_us,
+        .jitter_us = latency_us, /* not measurable at the server: an exponential's */
+        .exits_per_req = (double)(end->exits - start->exits) / packets,
+    };
+    return 0;
+}
+
+uint32_t adapt_online_window(struct adapt_online *o, const struct nom_adapt_counters *now,
+                             double seconds, unsigned conns, enum nom_load_class cls,
+                             int price_changed, int *explore, double *rate, int *has_rate)
+{
+    struct nom_learn_sample s;
+    int busy = adapt_online_sample(&o->last, now, seconds, conns, &s) == 0;
+    o->last = *now;
+    if (busy && cls == o->learn.cls)
+        nom_learn_observe(&o->learn, o->arm, &s); /* a window across a class change is not */
+    nom_learn_set_class(&o->learn, cls);
+    if (price_changed)
+        nom_learn_retarget(&o->learn);
+    if (busy || price_changed) { /* idle: nothing to learn from, W stays */
+        uint64_t before = o->learn.explorations;
+        o->arm = nom_learn_next(&o->learn);
+        *explore = o->learn.explorations != before;
+    } else {
+        *explore = 0;
+    }
+    *has_rate = nom_learn_best(&o->learn, rate) >= 0;
+    if (!*has_rate)
+        *rate = 0;
+    return o->learn.cfg.arms[o->arm].w_us;
+}

@@ -1,0 +1,48 @@
+/* online.h: the controller's online mode (--adapt-mode=online, nom/adapt.h): the learner of
+ * nom/learn.h fed with one window of the stack's counters at a time. Pure (no nom calls:
+ * times come in as seconds), so the host tests run it. */
+#ifndef NOM_PROFIT_ONLINE_H
+#define NOM_PROFIT_ONLINE_H
+
+#include <nom/adapt.h>
+#include <nom/learn.h>
+
+/* Windows with fewer received packets say nothing about W: the server was idle. */
+#define ADAPT_ONLINE_MIN_PACKETS 20u
+
+struct adapt_online {
+    struct nom_learn learn;
+    enum nom_utility_kind kind;
+    struct nom_utility_params params;
+    double price;                   /* $/Gbit, the controller keeps it current */
+    struct nom_adapt_counters last; /* at the start of the window */
+    int arm;                        /* setting in force */
+};
+
+/* The W grid when no valid profile gives one: the experiment's, with 5 us (paper 6.1). */
+#define ADAPT_ONLINE_DEFAULT_W {0, 5, 10, 20, 30, 40}
+
+/* Sets up the learner over the profile's W values (or the default grid) in class cls, seeds
+ * it from the profile, and starts at the setting closest to w_now. A profile that cannot seed
+ * (nom_learn_seed_profile) leaves its one-line reason in why[cap] and returns 1: learning
+ * goes on from scratch. Returns 0, 1, or -EINVAL (the learner refused its configuration). */
+int adapt_online_start(struct adapt_online *o, const struct nom_adapt_profile *prof,
+                       const char *app, enum nom_utility_kind kind, enum nom_load_class cls,
+                       uint32_t w_now, const struct nom_adapt_counters *now, char *why,
+                       size_t cap);
+
+/* One window's sample from the counters at its start and end, its length and the active
+ * connections: 0, or -EAGAIN (an idle window: too few packets, or no connection). */
+int adapt_online_sample(const struct nom_adapt_counters *start,
+                        const struct nom_adapt_counters *end, double seconds, unsigned conns,
+                        struct nom_learn_sample *out);
+
+/* A window of `seconds` ended with counters now: learns from it (unless idle), follows the
+ * class and a price change, and returns the W for the next window (*explore: 1 if that W is
+ * an exploration). The expected rate of the best estimate goes into *rate (*has_rate 0 when
+ * nothing is known yet). */
+uint32_t adapt_online_window(struct adapt_online *o, const struct nom_adapt_counters *now,
+                             double seconds, unsigned conns, enum nom_load_class cls,
+                             int price_changed, int *explore, double *rate, int *has_rate);
+
+#endif /* NOM_PROFIT_ONLINE_H */

@@ -1,0 +1,93 @@
+/* test_online.c: the controller's online mode (src/profit/online.c) on a synthetic server:
+ * windows of counters become the learner's samples (Little's law for latency), idle windows
+ * teach nothing, and a price change moves W both ways under the refund utility. */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "profit/online.h"
+#include "check.h"
+
+#define WINDOW_S 0.5
+#define BYTES_PER_REQ 1100.0
+
+/* One closed-loop user: each request takes 300 us plus 15 us per us of W, so throughput
+ * falls and latency grows with W. */
+static struct nom_adapt_counters serve(struct nom_adapt_counters c, uint32_t w_us,
+                                       unsigned users)
+{
+    double latency_us = 300 + 15.0 * w_us, requests = users * WINDOW_S * 1e6 / latency_us;
+    c.rx_packets += (uint64_t)llround(requests);
+    c.tx_bytes += (uint64_t)llround(requests * BYTES_PER_REQ);
+    c.exits += (uint64_t)llround(requests * (w_us ? 1.0 : 3.0));
+    return c;
+}
+
+/* Does a window's sample say what the server did, and does an idle window say nothing? */
+static int counters_become_a_sample(void)
+{
+    struct nom_adapt_counters a = {0}, b = serve(a, 20, 1);
+    struct nom_learn_sample s;
+    EXPECT(adapt_online_sample(&a, &b, WINDOW_S, 1, &s) == 0);
+    EXPECT(fabs(s.latency_us - 600) < 1); /* 300 + 15 x 20 us, by Little's law */
+    EXPECT(fabs(s.ops_per_s - 1e6 / 600) < 2);
+    EXPECT(fabs(s.t_gbps - 1e6 / 600 * BYTES_PER_REQ * 8 / 1e9) < 1e-5);
+    EXPECT(fabs(s.exits_per_req - 1) < 1e-9 && s.jitter_us == s.latency_us);
+    b = a;
+    b.rx_packets += ADAPT_ONLINE_MIN_PACKETS - 1;
+    EXPECT(adapt_online_sample(&a, &b, WINDOW_S, 1, &s) == -EAGAIN); /* idle */
+    EXPECT(adapt_online_sample(&a, &b, WINDOW_S, 0, &s) == -EAGAIN); /* no connection */
+    EXPECT(adapt_online_sample(&a, &b, 0, 1, &s) == -EAGAIN);
+    return 1;
+}
+
+static struct adapt_online on;
+static struct nom_adapt_counters now;
+
+/* Runs n windows at price; returns the W in force at the end. */
+static uint32_t windows(int n, double price, uint32_t w)
+{
+    for (int k = 0; k < n; k++) {
+        int explore, has_rate, changed = price != on.price;
+        double rate;
+        on.price = price;
+        now = serve(now, w, 1);
+        w = adapt_online_window(&on, &now, WINDOW_S, 1, NOM_LOAD_SINGLE, changed, &explore,
+                                &rate, &has_rate);
+    }
+    return w;
+}
+
+static uint32_t greedy_w(void)
+{
+    double u;
+    int best = nom_learn_best(&on.learn, &u);
+    return best >= 0 ? on.learn.cfg.arms[best].w_us : 9999;
+}
+
+/* Under refund, at 1 $/Gbit the fastest W earns most; at 100000 $/Gbit the bandwidth bill
+ * dominates and the slowest W loses least. Does the price move W there and back, learned
+ * from the counters alone (no profile)? */
+static int price_moves_w_both_ways(void)
+{
+    char why[200] = "";
+    now = (struct nom_adapt_counters){0};
+    EXPECT(adapt_online_start(&on, NULL, "memcached", NOM_UTILITY_REFUND, NOM_LOAD_SINGLE, 0,
+                              &now, why, sizeof why) == 1);
+    EXPECT(strstr(why, "no offline profile") != NULL);
+    EXPECT(on.learn.cfg.narms == 6 && on.learn.cfg.arms[5].w_us == 40); /* default grid */
+    uint32_t w = windows(30, 1, 0);
+    EXPECT(greedy_w() == 0 && w == 0);
+    w = windows(12, 1e5, w);
+    EXPECT(greedy_w() == 40 && w == 40);
+    w = windows(12, 1, w);
+    EXPECT(greedy_w() == 0 && w == 0);
+    return 1;
+}
+
+int main(void)
+{
+    RUN(counters_become_a_sample);
+    RUN(price_moves_w_both_ways);
+    return failures != 0;
+}
