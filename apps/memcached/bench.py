@@ -4,7 +4,7 @@ mix, paper 6) for each batching delay W, over a tap device in a network namespac
 (tools/netlab; DESIGN.md: benchmark traffic stays in such a namespace). A measurement, not a
 test: it prints one JSON line per (W, connections) and writes them all to --output.
 
-    python3 apps/memcached/bench.py --w 0 20 --conns 32 1 --seconds 10
+    python3 apps/memcached/bench.py --w 0,20 --conns 32,1 --seconds 10
 
 Figures are under TCG unless the host has real hardware virtualization (the output says which).
 """
@@ -18,6 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 
 import netlab
+import toolflags
 from loadgen import runners
 from nomvm import VM, Nic, make_iso
 
@@ -66,8 +67,9 @@ def measure_w(w, conns_list, seconds, work):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--w", type=int, nargs="+", default=[0, 20], help="batching delays (us)")
-    p.add_argument("--conns", type=int, nargs="+", default=[32, 1])
+    toolflags.add_w_list(p, [0, 20])
+    p.add_argument("--conns", type=toolflags.int_list, default=[32, 1], metavar="N[,N...]",
+                   help="connections of each load, comma-separated (default 32,1)")
     p.add_argument("--seconds", type=int, default=10)
     p.add_argument("--output", default=os.path.join(BUILD, "apps", "memcached", "bench.json"))
     a = p.parse_args()

@@ -7,7 +7,7 @@ per session, sessions back to back). Each guest boots alone, 1 vCPU, on a tap in
 namespace of its own (tools/netlab). A measurement, not a test: one JSON line per guest and a
 table at the end.
 
-    python3 apps/netpipe/bench.py --sessions 5 --stream-seconds 10 --w 0 20 --linux
+    python3 apps/netpipe/bench.py --sessions 5 --stream-seconds 10 --w 0,20 --linux
 
 Figures are under TCG unless the host has real hardware virtualization (the output says which).
 """
@@ -22,6 +22,7 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 
 import linuxguest
 import netlab
+import toolflags
 from loadgen import apps, runners
 from loadgen.parsers import parse_nptcp_stdout
 from nomvm import VM, Nic, make_iso
@@ -83,7 +84,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sessions", type=int, default=5, help="ping-pong sessions per guest")
     p.add_argument("--stream-seconds", type=float, default=10.0)
-    p.add_argument("--w", type=int, nargs="*", default=[0], help="nom's batching delays, us")
+    toolflags.add_w_list(p, [0], what="nom's batching delays")
     p.add_argument("--linux", action="store_true", help="measure the Linux guest too")
     p.add_argument("--output", help="JSON lines file (default: a temporary one)")
     a = p.parse_args()

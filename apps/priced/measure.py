@@ -57,7 +57,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--period-ms", type=int, nargs="+", default=[1000, 200])
     p.add_argument("--steps", type=int, default=10)
-    p.add_argument("--json", help="write the raw samples here")
+    p.add_argument("--output", help="JSON of the raw samples")
     a = p.parse_args()
     if not built():
         sys.exit("build first: make (needs the kernel, priced.elf and pricewatch.elf)")
@@ -68,8 +68,8 @@ def main():
     for r in results:
         print(f"{r['period_ms']:9} | {summary(r['host_ms'])} | {summary(r['guest_notify_ms'])} | "
               f"{r['priced_cpu_share'] * 100:5.2f} %")
-    if a.json:
-        with open(a.json, "w") as f:
+    if a.output:
+        with open(a.output, "w") as f:
             json.dump(results, f, indent=1)
 
 

@@ -12,7 +12,7 @@ notifications (kicks: virtio_queue_notify) and virtio interrupts, plus the drive
 --net user uses QEMU user networking on 127.0.0.1. Writes one JSON file naming the
 accelerator, the network and the machine.
 
-    python3 apps/rawecho/bench.py --w 0,10,20,40 --out build/apps/rawecho/bench.json
+    python3 apps/rawecho/bench.py --w 0,10,20,40 --output build/apps/rawecho/bench.json
 """
 import argparse
 import json
@@ -30,6 +30,7 @@ HERE = Path(__file__).resolve().parent
 TOP = HERE.parents[1]
 
 import netlab
+import toolflags
 import vmcounters
 from nomvm import VM, Nic, free_port, make_iso
 
@@ -111,7 +112,7 @@ def run(args, vm, counters, target, start_vm):
         counters.attach(vm.proc.pid)
         banner = vm.wait_for(r"rawecho: nic .*", 120).group(0)
         rows = []
-        for w in (int(x) for x in args.w.split(",")):
+        for w in args.w:
             rows.append(measure(target, counters, w, args.requests, args.window))
             show(rows[-1])
         return banner, rows
@@ -125,12 +126,12 @@ def run(args, vm, counters, target, start_vm):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
-    ap.add_argument("--w", default="0,5,10,20,40", help="batching delays in µs")
+    toolflags.add_w_list(ap, [0, 5, 10, 20, 40])
     ap.add_argument("--requests", type=int, default=500)
     ap.add_argument("--window", type=int, default=16)
     ap.add_argument("--net", choices=("tap", "user"), default="tap")
     ap.add_argument("--accel", default=None, help="tcg or kvm (default: nomvm's choice)")
-    ap.add_argument("--out", default=str(TOP / "build" / "apps" / "rawecho" / "bench.json"))
+    ap.add_argument("--output", default=str(TOP / "build" / "apps" / "rawecho" / "bench.json"))
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="rawecho-bench-")
     vmcounters.build()
@@ -159,9 +160,9 @@ def main():
               "machine": {"host": platform.node(), "cpu": platform.processor() or platform.machine(),
                           "cpus": os.cpu_count(), "load_avg": os.getloadavg()},
               "guest_banner": banner, "rows": rows}
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=2))
-    print("wrote", args.out)
+    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.output).write_text(json.dumps(result, indent=2))
+    print("wrote", args.output)
 
 
 if __name__ == "__main__":

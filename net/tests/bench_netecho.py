@@ -5,7 +5,7 @@ whole path (host TCP -> slirp -> virtio-net -> driver -> lwIP -> sockets -> poll
   rtt_us      TCP ping-pong of 1-byte messages (median and p99 over --rounds)
   echo_MBps   a 4 MiB TCP echo, bytes moved both ways per second
 plus the stack's counters. Prints one JSON line per W, stating the accelerator (TCG or KVM).
-    python3 net/tests/bench_netecho.py --w 0 10 20 40
+    python3 net/tests/bench_netecho.py --w 0,10,20,40
 Needs build/kernel/nom.elf, libnom, the driver and `make -C net guest-tests`."""
 import argparse
 import json
@@ -18,6 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 from test_net_qemu import Netecho, echo_bytes, pattern
+import toolflags
 from nomvm import accel
 
 
@@ -50,7 +51,7 @@ def measure(w, rounds):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--w", type=int, nargs="+", default=[0, 20])
+    toolflags.add_w_list(ap, [0, 20])
     ap.add_argument("--rounds", type=int, default=1000)
     args = ap.parse_args()
     how, why = accel.choose_accel()

@@ -21,6 +21,7 @@ import sys
 import tempfile
 import kvmcost
 import loadgen
+import toolflags
 import vmcounters
 from bench.guests import NomBenchDriver
 from experiment.labdriver import prepare
@@ -138,7 +139,7 @@ def show(row):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--w", default="0,10,40", help="batching delays, us")
+    toolflags.add_w_list(ap, [0, 10, 40])
     ap.add_argument("--phase", choices=("many", "single"), default="many")
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--kvmcost", choices=kvmcost.CHOICES, default="off")
@@ -147,7 +148,7 @@ def main(argv=None):
     accel, reason = choose_accel()
     workdir = tempfile.mkdtemp(prefix="nomholds-")
     rows = []
-    for w in (int(x) for x in args.w.split(",") if x.strip()):
+    for w in args.w:
         rows.append(measure(w, args.phase, args.seconds, accel,
                             os.path.join(workdir, f"w{w}"), args.kvmcost))
         show(rows[-1])

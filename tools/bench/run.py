@@ -15,17 +15,20 @@ from bench import floor, guests, phases, report
 from experiment.machine import TOP, describe, git_commit
 from nomvm import choose_accel
 import kvmcost
+import toolflags
 
-QUICK = {"w": "0,20", "seconds": 1, "echoes": 100}
-FULL = {"w": "0,5,10,20,40", "seconds": 10, "echoes": 500}
+QUICK = {"w": [0, 20], "seconds": 1, "echoes": 100}
+FULL = {"w": [0, 5, 10, 20, 40], "seconds": 10, "echoes": 500}
 
 
 def parse_args(argv):
     ap = argparse.ArgumentParser(prog="run.py", description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true",
-                    help=f"a one-minute check: W={QUICK['w']}, {QUICK['seconds']} s, "
+                    help=f"a one-minute check: W={','.join(map(str, QUICK['w']))}, {QUICK['seconds']} s, "
                     f"{QUICK['echoes']} echoes (explicit flags override)")
-    ap.add_argument("--w", help=f"batching delays in µs (default {FULL['w']})")
+    ap.add_argument("--w", type=toolflags.int_list, metavar="W[,W...]",
+                    help=f"batching delays, µs, comma-separated "
+                    f"(default {','.join(map(str, FULL['w']))})")
     ap.add_argument("--seconds", type=int, help="of wrk, and of nomload, per phase "
                     f"(default {FULL['seconds']})")
     ap.add_argument("--echoes", type=int, help="rawecho requests per W and mode "
@@ -42,7 +45,7 @@ def parse_args(argv):
     for key, value in defaults.items():
         if getattr(args, key) is None:
             setattr(args, key, value)
-    args.w_values = [int(w) for w in args.w.split(",") if w.strip()]
+    args.w_values = args.w
     return args
 
 

@@ -21,6 +21,7 @@ import kvmcost
 from nomvm import choose_accel
 from priceprovider import process as provider_process
 from profit import DEFAULT_PARAMS
+import toolflags
 
 from . import drivers, kvmmodel
 from .driver import GuestError, check_figures
@@ -53,8 +54,7 @@ def parse_args(argv):
     ap.add_argument("--duration", type=float, default=120.0, help="seconds per run of a cell")
     ap.add_argument("--change-at", type=float, help="seconds until load and price change "
                     "(default: half the duration)")
-    ap.add_argument("--w-values", default=",".join(map(str, DEFAULT_W)),
-                    help="nom's fixed batching delays, us (empty: none)")
+    toolflags.add_w_list(ap, DEFAULT_W, what="nom's fixed batching delays (empty: none)")
     ap.add_argument("--no-adaptive", action="store_true", help="skip nom adaptive")
     ap.add_argument("--prices", default="1,10", help="LOW,HIGH $/Gbit before/after the change")
     ap.add_argument("--quick", action="store_true",
@@ -83,7 +83,7 @@ def plan_of(args):
         "--guests": ("guests", tuple(g for g in args.guests.split(",") if g)),
         "--runs": ("runs", args.runs),
         "--duration": ("duration_s", args.duration),
-        "--w-values": ("w_values", tuple(float(w) for w in args.w_values.split(",") if w)),
+        "--w": ("w_values", tuple(float(w) for w in args.w)),
         "--adaptive-modes": ("adaptive_modes",
                              tuple(m for m in args.adaptive_modes.split(",") if m)),
         "--kvmcost": ("kvmcost", args.kvmcost),

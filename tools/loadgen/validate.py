@@ -3,7 +3,7 @@
 For each application and load (many, single) it runs the stock tool and nomload against the
 same guest inside one netlab namespace, --repeats times alternating which goes first (the
 machine's load drifts), and prints the median throughputs, their ratio and the latencies each
-tool reports; every figure goes to --out as JSON. Run as root:
+tool reports; every figure goes to --output as JSON. Run as root:
 
     python3 tools/loadgen/validate.py [--seconds 10] [--repeats 3]
 """
@@ -82,8 +82,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=10)
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--out", default=os.path.join(loadgen.runners.BUILD, "loadgen",
-                                                  "validation.json"))
+    ap.add_argument("--output", default=os.path.join(loadgen.runners.BUILD, "loadgen",
+                                                     "validation.json"))
     a = ap.parse_args()
     loadgen.build()
     work = tempfile.mkdtemp(prefix="loadgen-validate-")
@@ -105,8 +105,8 @@ def main():
         nl = [_median(x[1][k] for x in r["nomload"]) for k in ("mean", "p50", "p99")]
         print(f"{r['load']:26} {r['tool']:8} {st:9.1f} {no:9.1f} {no / st:6.2f} | "
               f"{' '.join(_fmt(v) for v in sl)} | {' '.join(_fmt(v) for v in nl)}")
-    os.makedirs(os.path.dirname(a.out), exist_ok=True)
-    with open(a.out, "w") as f:
+    os.makedirs(os.path.dirname(a.output), exist_ok=True)
+    with open(a.output, "w") as f:
         json.dump({"accel": vm.accel, "seconds": a.seconds, "repeats": a.repeats, "rows": rows},
                   f, indent=1)
 

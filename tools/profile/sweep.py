@@ -19,6 +19,7 @@ import tempfile
 
 from experiment import machine
 from experiment.nom_driver import APPS, make_driver
+import toolflags
 from nomvm import choose_accel
 from profile_data import CLASSES, check_profile, write_profile
 
@@ -99,8 +100,7 @@ def sweep(app, w_values, seconds, workdir, repeat=1, log=print, kvmcost="off"):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--app", required=True, choices=sorted(a for a in APPS if a != "netpipe"))
-    ap.add_argument("--w", default=",".join(map(str, DEFAULT_W)),
-                    help="batching delays in us, comma-separated (default %(default)s)")
+    toolflags.add_w_list(ap, DEFAULT_W)
     ap.add_argument("--seconds", type=float, default=10.0, help="per class and W (10)")
     ap.add_argument("--repeat", type=int, default=1, help="rounds over every W; points are "
                     "the medians (1)")
@@ -109,7 +109,7 @@ def main(argv=None):
     ap.add_argument("--kvmcost", choices=("off", "skylake", "apicv"), default="off",
                     help="charge hardware-KVM exit costs (tools/kvmcost; default off)")
     args = ap.parse_args(argv)
-    w_values = sorted({int(w) for w in args.w.split(",")})
+    w_values = sorted(set(args.w))
     workdir = args.workdir or tempfile.mkdtemp(prefix="nomprofile-")
     profile = sweep(args.app, w_values, args.seconds, workdir, args.repeat,
                     kvmcost=args.kvmcost)

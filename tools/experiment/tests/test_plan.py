@@ -97,7 +97,7 @@ def test_quick_mode_and_overrides():
 
 
 def test_plan_flag_lists_every_run_and_the_total(capsys):
-    assert main(["--plan", "--apps", "nhttpd", "--guests", "linux,nom", "--w-values", "0",
+    assert main(["--plan", "--apps", "nhttpd", "--guests", "linux,nom", "--w", "0",
                  "--adaptive-modes", "offline-profile", "--runs", "2", "--raw-runs", "1"]) == 0
     out = capsys.readouterr().out.splitlines()
     runs = [line for line in out if line.strip().startswith("run ")]
