@@ -58,6 +58,5 @@ struct app {
 };
 
 extern struct app apps[MAX_APPS];
-struct ctx *current_ctx(void);
 
 #endif

@@ -48,7 +48,6 @@ void qemu_exit(uint32_t value);
 /* spinlock.c: one big kernel lock; held whenever the kernel runs with shared state. */
 void klock_acquire(void);
 void klock_release(void);
-bool klock_held_by_me(void);
 
 /* multiboot.c */
 struct boot_module { uint64_t start, end; const char *cmdline; };
@@ -110,8 +109,6 @@ static inline void outb(uint16_t port, uint8_t v) { __asm__ volatile("outb %0, %
 static inline uint8_t inb(uint16_t port) { uint8_t v; __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port)); return v; }
 static inline void outl(uint16_t port, uint32_t v) { __asm__ volatile("outl %0, %1" ::"a"(v), "Nd"(port)); }
 static inline uint32_t inl(uint16_t port) { uint32_t v; __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port)); return v; }
-static inline void outw(uint16_t port, uint16_t v) { __asm__ volatile("outw %0, %1" ::"a"(v), "Nd"(port)); }
-static inline uint16_t inw(uint16_t port) { uint16_t v; __asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(port)); return v; }
 /* a * b / c with a 128-bit intermediate; the quotient must fit in 64 bits. */
 static inline uint64_t muldiv64(uint64_t a, uint64_t b, uint64_t c) {
     uint64_t q, r;

@@ -3,23 +3,15 @@
  * kernel state needs no finer locking. The data path never enters the kernel, so one lock costs
  * nothing where it matters (paper 3.3). A ticket lock keeps vCPUs fair. */
 #include "defs.h"
-#include "cpu.h"
 
 static volatile uint32_t next_ticket, now_serving;
-static volatile int owner = -1;
 
 void klock_acquire(void) {
     uint32_t t = __atomic_fetch_add(&next_ticket, 1, __ATOMIC_RELAXED);
     while (__atomic_load_n(&now_serving, __ATOMIC_ACQUIRE) != t)
         __asm__ volatile("pause");
-    owner = this_cpu()->index;
 }
 
 void klock_release(void) {
-    owner = -1;
     __atomic_store_n(&now_serving, now_serving + 1, __ATOMIC_RELEASE);
-}
-
-bool klock_held_by_me(void) {
-    return owner == (int)this_cpu()->index;
 }

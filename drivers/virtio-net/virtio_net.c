@@ -7,7 +7,9 @@
 
 /* Features nom asks for (2.2 bit numbers). Checksum offload and mergeable rx buffers are left
  * out until measured (issue 4): every frame fits one 2 KiB buffer. ACCESS_PLATFORM is accepted
- * when offered: with an emulated IOMMU the kernel maps our pages at their physical addresses. */
+ * when offered: the addresses we give the device are physical (NOM_SYS_VIRT_TO_PHYS), valid
+ * behind an IOMMU while the kernel leaves its translation off or maps each owner's frames at
+ * their physical addresses. */
 static const uint64_t wanted_features =
     1ull << VIRTIO_F_VERSION_1 | 1ull << VIRTIO_NET_F_MAC | 1ull << VIRTIO_NET_F_STATUS
     | 1ull << VIRTIO_RING_F_EVENT_IDX | 1ull << VIRTIO_F_ACCESS_PLATFORM;

@@ -5,7 +5,6 @@ struct nom_start_info, for how the kernel reads it). grub.cfg has no serial/term
 that GRUB writes no escape codes to the serial log (DESIGN.md).
 """
 import os
-import shlex
 import shutil
 import subprocess
 import tempfile
@@ -48,7 +47,3 @@ def make_iso(kernel, modules, output, timeout_s=0, kernel_cmdline=""):
         if result.returncode != 0:
             raise RuntimeError("grub-mkrescue failed:\n" + result.stderr)
     return output
-
-
-def format_cmdline(words):
-    return " ".join(shlex.quote(w) for w in words)

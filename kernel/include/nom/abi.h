@@ -133,7 +133,8 @@ enum nom_syscall {
      * bulletin board (batching delay, price seen, profit rate, price subscription). */
     NOM_SYS_APP_REPORT = 18,
     /* pci_config_read(uint32_t bb_index, uint32_t offset, uint32_t size) -> value; owned
-     * devices only; size 1, 2 or 4, naturally aligned, offset < 4096. */
+     * devices only; size 1, 2 or 4, naturally aligned, offset < 256 (the conventional
+     * configuration space: PCI Express's extended space is not offered), else -EINVAL. */
     NOM_SYS_PCI_CONFIG_READ = 19,
     /* pci_config_write(uint32_t bb_index, uint32_t offset, uint32_t size, uint32_t value) -> 0;
      * owned devices only. Only the command register (offset 4, size 1 or 2), and in it only
