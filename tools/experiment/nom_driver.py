@@ -51,8 +51,9 @@ NPTCP_LISTENING = r"NPtcp: receiver {}: run 1 listening"
 NET_UP = r"net: \S+ gw \S+ \((static|dhcp)\)"  # nom_net_start's line (nom/net.h)
 ALL_ENDED = r"nom: all applications ended"  # the kernel's last word when nothing runs
 # The controller's arguments for each adaptive mode of plan.ADAPTIVE_MODES that nom has; a mode
-# missing here is "not run" with NOT_WIRED (the online mode arrives with issue 12).
-ADAPTIVE_MODE_ARGS = {"offline-profile": []}
+# missing here is "not run" with NOT_WIRED. Online: W learned while serving (issue 12,
+# libnom/src/profit/README.md "Online mode").
+ADAPTIVE_MODE_ARGS = {"offline-profile": [], "online": ["--adapt-mode=online"]}
 NOT_WIRED = "nom's controller has no {} mode yet (issue 12; nom_driver.ADAPTIVE_MODE_ARGS)"
 
 
