@@ -38,6 +38,17 @@
  *   --adapt                          pick W from price and load (the default)
  *   --batching-delay=US              fix W at US instead (profile sweeps, paper 6.5's static
  *                                    columns); the controller still reports price and profit
+ *   --adapt-mode=profile|online      how W is picked (default profile): from the offline
+ *                                    profile as above, or learned while serving by nom/learn.h
+ *                                    (seeded from the profile when it is valid and the
+ *                                    application's, else learned from scratch, the reason
+ *                                    printed). Online, every NOM_ADAPT_SAMPLE_MS window is
+ *                                    measured from the stack's counters: T from the bytes sent,
+ *                                    the request rate from the packets received (one segment
+ *                                    per request in request/response protocols, an estimate),
+ *                                    the mean latency by Little's law for closed-loop users
+ *                                    (active connections / request rate; jitter taken equal to
+ *                                    it), exits per request from kicks and interrupts.
  */
 #ifndef NOM_ADAPT_H
 #define NOM_ADAPT_H
@@ -105,6 +116,8 @@ struct nom_adapt_status {
     unsigned active_conns;      /* at the last sample */
     uint64_t decisions;         /* evaluations so far (load or price changes) */
     uint64_t w_changes;         /* times W actually changed */
+    int online;                 /* 1: --adapt-mode=online (nom/learn.h picks W) */
+    uint64_t explorations;      /* online: windows spent off the best estimate */
 };
 
 /* ---- The pure part (host-tested; no nom dependency) ---------------------------------------- */
@@ -153,6 +166,13 @@ int nom_utility_parse(const char *name, enum nom_utility_kind *out);
 
 /* The stack's knob and counter. Every function is called from thread or scheduler context
  * and must not block (it may disable preemption briefly, as a stack lock). */
+/* What a stack counts on its data path (monotonic). */
+struct nom_adapt_counters {
+    uint64_t tx_bytes;   /* frames sent, bytes */
+    uint64_t rx_packets; /* frames received */
+    uint64_t exits;      /* notifications to the device and interrupts taken (VM exits) */
+};
+
 struct nom_adapt_stack {
     /* Connections in ESTABLISHED that received a segment in about the last second ("Load
      * class" above). Never fails. */
@@ -162,6 +182,9 @@ struct nom_adapt_stack {
     int (*set_batching_delay_us)(uint32_t us);
     /* The W in force. Never fails. */
     uint32_t (*batching_delay_us)(void);
+    /* Monotonic data-path counters for online learning (--adapt-mode=online); NULL if the
+     * stack has none. Never fails. */
+    void (*counters)(struct nom_adapt_counters *out);
 };
 
 /* Registers the stack (the last registration wins; stack must outlive the program). Called

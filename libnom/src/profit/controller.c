@@ -16,10 +16,13 @@
 #include <nom/syscall.h>
 #include <nom/time.h>
 
+#include "online.h"
+
 struct options {
     enum nom_utility_kind utility;
     int adapt_given;
     long fixed_w_us; /* -1: adaptive */
+    int online;      /* --adapt-mode=online */
 };
 
 static struct {
@@ -29,6 +32,8 @@ static struct {
     struct nom_utility_params params;
     struct nom_load_meter meter;
     struct nom_timer timer;
+    struct adapt_online online; /* --adapt-mode=online only */
+    uint64_t window_tsc;        /* start of the online window */
 } ctl;
 
 /* The value of "--name=value" if arg is that option, else NULL. */
@@ -48,6 +53,10 @@ static int parse_one(const char *arg, struct options *o)
     }
     if ((v = value_of(arg, "--utility")))
         return nom_utility_parse(v, &o->utility) == 0 ? 1 : -EINVAL;
+    if ((v = value_of(arg, "--adapt-mode"))) {
+        o->online = strcmp(v, "online") == 0;
+        return o->online || strcmp(v, "profile") == 0 ? 1 : -EINVAL;
+    }
     if ((v = value_of(arg, "--batching-delay"))) {
         char *end;
         unsigned long us = strtoul(v, &end, 10);
@@ -67,7 +76,8 @@ static int parse_options(int *argc, char **argv, struct options *o)
         int r = parse_one(argv[i], o);
         if (r < 0) {
             fprintf(stderr, "adapt: bad option %s (--utility=penalty|refund|bonus, --adapt, "
-                            "--batching-delay=0..%u)\n", argv[i], NOM_ADAPT_MAX_W_US);
+                            "--adapt-mode=profile|online, --batching-delay=0..%u)\n", argv[i],
+                    NOM_ADAPT_MAX_W_US);
             return -EINVAL;
         }
         if (r == 0)
@@ -75,8 +85,9 @@ static int parse_options(int *argc, char **argv, struct options *o)
     }
     argv[out] = NULL;
     *argc = out;
-    if (o->adapt_given && o->fixed_w_us >= 0) {
-        fprintf(stderr, "adapt: --adapt and --batching-delay exclude each other\n");
+    if ((o->adapt_given || o->online) && o->fixed_w_us >= 0) {
+        fprintf(stderr, "adapt: --adapt or --adapt-mode and --batching-delay exclude each "
+                        "other\n");
         return -EINVAL;
     }
     return 0;
@@ -116,10 +127,42 @@ static void log_decision(const char *why)
                      "%s %s expected %lld u$/s)\n",
                      (unsigned)ctl.st.w_us, why, nom_load_name(ctl.st.load),
                      ctl.st.active_conns, (long long)llround(ctl.st.price * 1e6),
-                     ctl.st.adaptive ? "adaptive" : "fixed", nom_utility_name(ctl.st.utility),
+                     ctl.st.online     ? "online"
+                     : ctl.st.adaptive ? "adaptive"
+                                       : "fixed",
+                     nom_utility_name(ctl.st.utility),
                      ctl.st.has_rate ? (long long)llround(ctl.st.profit_rate * 1e6) : 0ll);
     if (n > 0)
         nom_sys_console_write(line, (uint64_t)n < sizeof line ? (uint64_t)n : sizeof line - 1);
+}
+
+/* Online: one window ended; the learner names the next W (nom/learn.h), applied and logged
+ * when it changes (why: "learn" for its best estimate, "explore" for a budgeted probe). */
+static void decide_online(int price_changed)
+{
+    struct nom_adapt_status *st = &ctl.st;
+    struct nom_adapt_counters now;
+    uint64_t tsc = nom_tsc();
+    double seconds = (double)(tsc - ctl.window_tsc) / (double)nom_us_to_tsc(1000000), rate;
+    int explore, has_rate;
+    ctl.stack->counters(&now);
+    ctl.window_tsc = tsc;
+    ctl.online.price = st->price;
+    uint32_t w = adapt_online_window(&ctl.online, &now, seconds, st->active_conns, st->load,
+                                     price_changed, &explore, &rate, &has_rate);
+    st->explorations += (uint64_t)explore;
+    st->has_rate = has_rate;
+    st->profit_rate = rate;
+    st->decisions++;
+    if (w == st->w_us || ctl.stack->set_batching_delay_us(w) != 0) {
+        if (price_changed)
+            report(); /* the price seen goes on the board even when W stays */
+        return;
+    }
+    st->w_us = w;
+    st->w_changes++;
+    report();
+    log_decision(explore ? "explore" : "learn");
 }
 
 /* Picks W for the current class and price (or rates the fixed W), applies and reports it. */
@@ -167,7 +210,9 @@ static void sample(void *arg)
     int load_changed = nom_load_meter_sample(&ctl.meter, ctl.st.active_conns);
     ctl.st.load = ctl.meter.cls;
     int price_changed = read_price(); /* a missed notification is caught here */
-    if (load_changed || price_changed)
+    if (ctl.st.online)
+        decide_online(price_changed);
+    else if (load_changed || price_changed)
         decide(load_changed ? "load" : "price");
     nom_timer_add(&ctl.timer, nom_tsc() + nom_us_to_tsc(NOM_ADAPT_SAMPLE_MS * 1000ull), sample,
                   NULL);
@@ -177,8 +222,33 @@ static void sample(void *arg)
 static void on_price(const struct nom_price *now, void *arg)
 {
     (void)now, (void)arg;
-    if (read_price())
+    if (read_price() && !ctl.st.online) /* online: the next window acts on it */
         decide("price");
+}
+
+/* Online mode's start: the learner over the profile's grid, seeded from it if it is this
+ * application's (app: argv[0]); a profile that cannot seed is said on the console. */
+static void start_online(const char *app)
+{
+    struct nom_adapt_counters now;
+    char why[200] = "";
+    ctl.stack->counters(&now);
+    ctl.window_tsc = nom_tsc();
+    const char *slash = app ? strrchr(app, '/') : NULL;
+    int r = adapt_online_start(&ctl.online, ctl.prof, slash ? slash + 1 : app, ctl.st.utility,
+                               ctl.st.load, ctl.st.w_us, &now, why, sizeof why);
+    ctl.st.online = 1;
+    if (r == 1) {
+        size_t n = strnlen(why, sizeof why - 1);
+        why[n++] = '\n'; /* the console gets a line; no NUL needed */
+        nom_sys_console_write(why, n);
+    }
+    uint32_t w = ctl.online.learn.cfg.arms[ctl.online.arm].w_us;
+    if (w != ctl.st.w_us && ctl.stack->set_batching_delay_us(w) == 0)
+        ctl.st.w_us = w;
+    ctl.st.decisions++;
+    report();
+    log_decision("start online");
 }
 
 /* Checks the profile and the fixed W against the stack; prints why it cannot start. */
@@ -186,13 +256,17 @@ static int check_start(const struct nom_adapt_profile *prof, const struct option
                        const struct nom_adapt_stack *stack)
 {
     char why[160];
-    if (nom_adapt_profile_check(prof, why, sizeof why) != 0) {
-        fprintf(stderr, "adapt: %s\n", why);
+    if (!o->online && nom_adapt_profile_check(prof, why, sizeof why) != 0) {
+        fprintf(stderr, "adapt: %s\n", why); /* online mode learns without it */
         return -EINVAL;
     }
     if (stack == NULL) {
         fprintf(stderr, "adapt: no network stack registered (start it first)\n");
         return -ENODEV;
+    }
+    if (o->online && stack->counters == NULL) {
+        fprintf(stderr, "adapt: the network stack has no counters to learn from\n");
+        return -EINVAL;
     }
     int r = stack->set_batching_delay_us(o->fixed_w_us >= 0 ? (uint32_t)o->fixed_w_us
                                                             : stack->batching_delay_us());
@@ -226,7 +300,10 @@ int nom_adapt_start(int *argc, char **argv, const struct nom_adapt_profile *prof
                                        .utility = o.utility, .load = NOM_LOAD_SINGLE,
                                        .w_us = stack->batching_delay_us()};
     read_price();
-    decide("start");
+    if (o.online)
+        start_online(argv[0]);
+    else
+        decide("start");
     nom_timer_add(&ctl.timer, nom_tsc() + nom_us_to_tsc(NOM_ADAPT_SAMPLE_MS * 1000ull), sample,
                   NULL);
     nom_preempt_enable();
