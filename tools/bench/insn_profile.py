@@ -12,13 +12,19 @@ would pay.
 Writes OUTPUT/insn-profile.json and prints the groups and the top functions. The profile is
 of the load window alone: the difference of two snapshots the plugin takes at its start and
 end (boot, warm-up and shutdown are not in it). TCG only: a plugin cannot see a KVM guest.
+Instructions per request are reported whole and split into idle polling (libnom's empty idle
+turns, which the guest marks for the plugin: insn_count.c) and work (the rest), with kicks and
+interrupts per request; with --runs N (N boots) the top-level figures are the medians and the
+groups and functions are the median run's.
 """
 import argparse
 import datetime
 import json
 import os
+import statistics
 import sys
 import loadgen
+import vmcounters
 from bench import phases
 from bench.guests import NomBenchDriver
 from experiment.labdriver import prepare
@@ -58,10 +64,11 @@ def parse_args(argv):
                     help=f"connections (default {loadgen.MANY_CONNS}: the many phase; 1: single)")
     ap.add_argument("--seconds", type=int, default=20, help="of wrk (default 20)")
     ap.add_argument("--top", type=int, default=25, help="functions listed (default 25)")
+    ap.add_argument("--runs", type=int, default=1, help="boots, medians reported (default 1)")
     ap.add_argument("--output", help="results folder (default results/insn-profile-DATE-COMMIT)")
     args = ap.parse_args(argv)
-    if args.w < 0 or args.conns < 1 or args.seconds < 1 or args.top < 1:
-        ap.error("--w must be >= 0, --conns, --seconds and --top >= 1")
+    if args.w < 0 or args.conns < 1 or args.seconds < 1 or args.top < 1 or args.runs < 1:
+        ap.error("--w must be >= 0, --conns, --seconds, --top and --runs >= 1")
     return args
 
 
@@ -84,8 +91,9 @@ def load(app, lab, conns, seconds, workdir):
 
 def run_guest(args, out):
     """Boots the application at W with the profile on and loads it, with a profile snapshot
-    before and after the window. Returns (requests, requests/s, errors, window instructions,
-    (snapshot before, snapshot after))."""
+    before and after the window. Returns (requests, requests/s, errors, the window's counters
+    per request (vmcounters.per_request: instructions whole, idle and work, kicks, interrupts),
+    window instructions, (snapshot before, snapshot after))."""
     prepare()
     driver = NomBenchDriver("tcg")
     driver.profile_insns = True
@@ -102,7 +110,8 @@ def run_guest(args, out):
         last = counters.insns.profile_snapshot(os.path.join(out, "raw", "profile-after.txt"))
     finally:
         driver.stop()
-    return requests, rps, errors, after["insns"] - before["insns"], (first, last)
+    per_req = vmcounters.per_request(before, after, requests)
+    return requests, rps, errors, per_req, after["insns"] - before["insns"], (first, last)
 
 
 def analyse(app, snapshots, window_insns, requests, top):
@@ -125,27 +134,67 @@ def analyse(app, snapshots, window_insns, requests, top):
             "insns_per_req": per_req, "groups": groups, "top_functions": functions}
 
 
-def main(argv=None):
-    args = parse_args(argv)
-    out = os.path.abspath(args.output or default_output())
+# The figures of a run that --runs reports the median of.
+MEDIAN_KEYS = ("insns_per_req", "work_insns_per_req", "idle_insns_per_req", "idle_spins_per_req",
+               "notifies_per_req", "irqs_per_req", "exit_equiv_per_req")
+
+
+def one_run(args, out):
+    """One boot's result: its requests, counters per request and profile analysis."""
     os.makedirs(out, exist_ok=True)
-    requests, rps, errors, window, snapshots = run_guest(args, out)
-    result = {"benchmark": "nom instruction profile (issue 4)", "machine": describe("tcg", "plugin"),
-              "settings": {"app": args.app, "w_us": args.w, "conns": args.conns,
-                           "seconds": args.seconds},
-              "requests": requests, "requests_per_s": rps, "errors": errors}
+    requests, rps, errors, per_req, window, snapshots = run_guest(args, out)
+    result = {"requests": requests, "requests_per_s": rps, "errors": errors,
+              "per_request": {k: per_req.get(k) for k in MEDIAN_KEYS}}
     result.update(analyse(args.app, snapshots, window, requests, args.top))
-    path = os.path.join(out, "insn-profile.json")
-    with open(path, "w") as f:
-        json.dump(result, f, indent=1)
-    print(f"{result['requests']} requests, {result['insns_per_req']:.0f} guest instructions per "
-          f"request; the profile holds {result['profile_insns'] / max(window, 1):.1%} of the "
-          "window's instructions")
+    return result
+
+
+def summarize(runs):
+    """The medians of MEDIAN_KEYS over the runs (None where a run has none), and the index of
+    the median run by work instructions (whose groups and functions are reported)."""
+    medians = {}
+    for key in MEDIAN_KEYS:
+        values = [r["per_request"][key] for r in runs if r["per_request"][key] is not None]
+        medians[key] = statistics.median(values) if values else None
+    order = sorted(range(len(runs)), key=lambda i: runs[i]["per_request"]["work_insns_per_req"] or 0)
+    return medians, order[len(order) // 2]
+
+
+def report(result):
+    m = result["medians"]
+    print(f"{len(result['runs'])} run(s), median per request: {m['insns_per_req']:.0f} guest "
+          f"instructions = {m['work_insns_per_req']:.0f} work + {m['idle_insns_per_req']:.0f} idle "
+          f"polling ({m['idle_spins_per_req']:.1f} empty turns); kicks {m['notifies_per_req']:.2f}, "
+          f"interrupts {m['irqs_per_req']:.2f}")
+    print(f"median run: {result['requests']} requests, {result['insns_per_req']:.0f} instructions "
+          f"per request by the profile, which holds "
+          f"{result['profile_insns'] / max(result['window_insns'], 1):.1%} of the window's")
     for name, g in result["groups"].items():
         print(f"  {g['share']:6.1%}  {g['insns_per_req_est']:7.0f}/req  {name}")
     print("top functions:")
     for fn in result["top_functions"]:
         print(f"  {fn['share']:6.1%}  {fn['insns_per_req_est']:7.0f}/req  {fn['function']}")
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    out = os.path.abspath(args.output or default_output())
+    os.makedirs(out, exist_ok=True)
+    runs = [one_run(args, out if args.runs == 1 else os.path.join(out, f"run{i + 1}"))
+            for i in range(args.runs)]
+    medians, median_run = summarize(runs)
+    result = {"benchmark": "nom instruction profile (issues 4, 16)",
+              "machine": describe("tcg", "plugin"),
+              "settings": {"app": args.app, "w_us": args.w, "conns": args.conns,
+                           "seconds": args.seconds, "runs": args.runs},
+              "medians": medians, "median_run": median_run,
+              "runs": [{k: r[k] for k in ("requests", "requests_per_s", "errors", "per_request")}
+                       for r in runs]}
+    result.update(runs[median_run])
+    path = os.path.join(out, "insn-profile.json")
+    with open(path, "w") as f:
+        json.dump(result, f, indent=1)
+    report(result)
     print("wrote", path)
     return 0
 

@@ -82,6 +82,8 @@ class RunCounters:
         if self.insns:
             s = self.insns.latest()
             snap["insns"] = s.total if s else 0
+            snap["idle_insns"] = s.idle if s else 0
+            snap["idle_spins"] = s.spins if s else 0
             snap["insns_mono_ns"] = s.mono_ns if s else snap["mono_ns"]
         else:
             snap["insns"] = None
@@ -103,7 +105,9 @@ class RunCounters:
 
 def per_request(a, b, requests):
     """Figures per request between snapshots a and b (requests: completed in between).
-    Returns a dict: seconds, insns_per_req (None under KVM), notifies_per_req, irqs_per_req,
+    Returns a dict: seconds, insns_per_req (None under KVM) and of it idle_insns_per_req (the
+    guest's marked idle polling), work_insns_per_req (the rest) and idle_spins_per_req (empty
+    idle-poll turns), notifies_per_req, irqs_per_req,
     exit_equiv_per_req (notifications + interrupts, the TCG stand-in for exits; both None
     under KVM, where kvm_exits_per_req is the real figure),
     vcpu_util (share of a host core, summed over vCPUs), d_insn (tools/kvmcost/dilation.py:
@@ -121,9 +125,15 @@ def per_request(a, b, requests):
         # Under KVM a kick is an ioeventfd write handled in the kernel: QEMU's
         # virtio_queue_notify never runs, so only KVM's own exit counter sees it.
         out["notifies_per_req"] = out["exit_equiv_per_req"] = None
-    out["insns_per_req"] = None
+    out["insns_per_req"] = out["idle_insns_per_req"] = out["work_insns_per_req"] = None
+    out["idle_spins_per_req"] = None
     if a.get("insns") is not None and b.get("insns") is not None:
         out["insns_per_req"] = (b["insns"] - a["insns"]) / n
+        # Idle polling's empty turns, marked by the guest (insn_count.c), are not work.
+        idle = b.get("idle_insns", 0) - a.get("idle_insns", 0)
+        out["idle_insns_per_req"] = idle / n
+        out["work_insns_per_req"] = out["insns_per_req"] - idle / n
+        out["idle_spins_per_req"] = (b.get("idle_spins", 0) - a.get("idle_spins", 0)) / n
     out["vcpu_util"] = None
     if a.get("threads") and b.get("threads"):
         out["vcpu_util"] = sum(utilization(a["threads"], b["threads"]).values())

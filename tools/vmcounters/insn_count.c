@@ -8,8 +8,9 @@
  * exact except for a TB left in the middle by an exception or interrupt, which counts whole.
  * Each counter is written only by its own vCPU thread (relaxed atomics), so readers never lock.
  *
- * Output: a text file, one line per dump, "MONO_NS TOTAL NVCPUS C0 C1 ...", where MONO_NS is
- * CLOCK_MONOTONIC in ns (Python's time.monotonic_ns()). A dump is written every interval_ms
+ * Output: a text file, one line per dump, "MONO_NS TOTAL NVCPUS C0 C1 ... IDLE SPINS", where
+ * MONO_NS is CLOCK_MONOTONIC in ns (Python's time.monotonic_ns()) and IDLE, SPINS are the idle
+ * polling's share (below), summed over vCPUs. A dump is written every interval_ms
  * milliseconds by a thread of ours, and a last one prefixed "final " when QEMU exits.
  * Arguments: -plugin libinsncount.so,out=PATH[,interval_ms=N][,profile=PPATH] (N = 0: only the
  * final line).
@@ -19,6 +20,13 @@
  * in hex, the block's first guest-virtual address), which guestprofile.py maps to the guest ELFs'
  * symbols. A block is attributed whole to the function it starts in (a call ends a block).
  * It costs one more counter update per block executed, so it is off unless asked for.
+ *
+ * Idle polling, apart from work: a guest marks each empty turn of its idle poll loop with two
+ * no-op instructions, IDLE_BEGIN_MARK at the turn's start and IDLE_END_MARK once the turn has
+ * found nothing (libnom's sched.c; a turn that finds work has no end mark and counts as work).
+ * The instructions executed between a begin and its end mark are added to IDLE and each end
+ * mark to SPINS (marks included). Exact, except for a block left early by an exception or
+ * interrupt, as for the total.
  * Snapshots while QEMU runs: when a file PPATH.mark exists (checked at each periodic dump),
  * the profile so far goes to the path written in it, and the mark is removed; the difference
  * of two snapshots is the profile of the time between them (guestprofile.py).
@@ -39,6 +47,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define MAX_VCPUS 256
 
 static uint64_t insns[MAX_VCPUS];  /* insns[i] is written only by vCPU i's thread */
+/* Idle polling (see the top), each written only by its vCPU's thread like insns. */
+static uint64_t idle_insns[MAX_VCPUS], idle_spins[MAX_VCPUS], idle_from[MAX_VCPUS];
+
+/* The marks: `nopl DISP32(%rax,%rax,1)` (0f 1f 84 00 + disp32), a multi-byte no-op that compilers
+ * never emit with these displacements ("NOMi", "NOMw" little-endian). Their one other copy is
+ * libnom's sched.c (NOM_IDLE_BEGIN_MARK, NOM_IDLE_END_MARK). */
+static const uint8_t IDLE_BEGIN_MARK[8] = { 0x0f, 0x1f, 0x84, 0x00, 'N', 'O', 'M', 'i' };
+static const uint8_t IDLE_END_MARK[8] = { 0x0f, 0x1f, 0x84, 0x00, 'N', 'O', 'M', 'w' };
 static int nvcpus;
 static FILE *out;
 static unsigned interval_ms;
@@ -69,15 +85,17 @@ static uint64_t mono_ns(void)
 /* Writes one line; the caller serializes (the dumper thread, then the exit callback alone). */
 static void dump_line(const char *prefix)
 {
-    uint64_t now[MAX_VCPUS], total = 0;
+    uint64_t now[MAX_VCPUS], total = 0, idle = 0, spins = 0;
     for (int i = 0; i < nvcpus; i++) {
         now[i] = __atomic_load_n(&insns[i], __ATOMIC_RELAXED);
         total += now[i];
+        idle += __atomic_load_n(&idle_insns[i], __ATOMIC_RELAXED);
+        spins += __atomic_load_n(&idle_spins[i], __ATOMIC_RELAXED);
     }
     fprintf(out, "%s%" PRIu64 " %" PRIu64 " %d", prefix, mono_ns(), total, nvcpus);
     for (int i = 0; i < nvcpus; i++)
         fprintf(out, " %" PRIu64, now[i]);
-    fputc('\n', out);
+    fprintf(out, " %" PRIu64 " %" PRIu64 "\n", idle, spins);
     fflush(out);
 }
 
@@ -118,9 +136,51 @@ static void tb_executed_profiled(unsigned int vcpu, void *profile)
     __atomic_fetch_add(&p->execs, 1, __ATOMIC_RELAXED);
 }
 
+/* A block's count is added when it starts, before its marks run: `rest` (the instructions of
+ * the block from the begin mark on, or after the end mark) corrects for that, so that exactly
+ * the instructions from a begin mark to its end mark, both included, are idle. */
+static void idle_begin(unsigned int vcpu, void *rest)
+{
+    if (vcpu < MAX_VCPUS)
+        idle_from[vcpu] = insns[vcpu] - (uintptr_t)rest;
+}
+
+static void idle_end(unsigned int vcpu, void *rest)
+{
+    if (vcpu >= MAX_VCPUS || idle_from[vcpu] == 0) /* an end without a begin counts nothing */
+        return;
+    uint64_t upto = insns[vcpu] - (uintptr_t)rest;
+    __atomic_store_n(&idle_insns[vcpu], idle_insns[vcpu] + (upto - idle_from[vcpu]),
+                     __ATOMIC_RELAXED);
+    __atomic_store_n(&idle_spins[vcpu], idle_spins[vcpu] + 1, __ATOMIC_RELAXED);
+    idle_from[vcpu] = 0;
+}
+
+static int is_mark(const struct qemu_plugin_insn *insn, const uint8_t mark[8])
+{
+    return qemu_plugin_insn_size(insn) == 8 && memcmp(qemu_plugin_insn_data(insn), mark, 8) == 0;
+}
+
+/* Gives the idle marks of a block their callbacks: only they pay one, every other
+ * instruction is counted by its block's. */
+static void watch_idle_marks(struct qemu_plugin_tb *tb)
+{
+    size_t n = qemu_plugin_tb_n_insns(tb);
+    for (size_t i = 0; i < n; i++) {
+        struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+        if (is_mark(insn, IDLE_BEGIN_MARK))
+            qemu_plugin_register_vcpu_insn_exec_cb(insn, idle_begin, QEMU_PLUGIN_CB_NO_REGS,
+                                                   (void *)(uintptr_t)(n - i));
+        else if (is_mark(insn, IDLE_END_MARK))
+            qemu_plugin_register_vcpu_insn_exec_cb(insn, idle_end, QEMU_PLUGIN_CB_NO_REGS,
+                                                   (void *)(uintptr_t)(n - i - 1));
+    }
+}
+
 static void tb_translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     (void)id;
+    watch_idle_marks(tb);
     uintptr_t n = qemu_plugin_tb_n_insns(tb);
     struct tb_profile *p = profile_out ? calloc(1, sizeof *p) : NULL;
     if (p == NULL) { /* no profile asked for (or no memory: counted in the total only) */

@@ -1,7 +1,9 @@
 """Guest instructions executed, read from the insn_count TCG plugin's output file (insn_count.c).
 
-The plugin appends "MONO_NS TOTAL NVCPUS C0 C1 ..." every interval_ms and a "final ..." line
-when QEMU exits; MONO_NS is CLOCK_MONOTONIC, the clock of Python's time.monotonic_ns().
+The plugin appends "MONO_NS TOTAL NVCPUS C0 C1 ... IDLE SPINS" every interval_ms and a
+"final ..." line when QEMU exits; MONO_NS is CLOCK_MONOTONIC, the clock of Python's
+time.monotonic_ns(); IDLE and SPINS are the instructions and turns of the guest's marked idle
+polling (insn_count.c), absent from older plugins' lines (then 0).
 """
 import os
 import subprocess
@@ -24,11 +26,14 @@ def build():
 
 @dataclass
 class InsnSample:
-    """One dump of the counters: when (CLOCK_MONOTONIC ns), total, and per vCPU."""
+    """One dump of the counters: when (CLOCK_MONOTONIC ns), total, per vCPU, and of the total
+    the instructions of idle polling and its empty turns (spins)."""
     mono_ns: int
     total: int
     per_vcpu: list
     final: bool = False
+    idle: int = 0
+    spins: int = 0
 
 
 def parse_insn_file(text):
@@ -43,9 +48,11 @@ def parse_insn_file(text):
             words = words[1:]
         mono_ns, total, n = int(words[0]), int(words[1]), int(words[2])
         per_vcpu = [int(w) for w in words[3:3 + n]]
-        if len(per_vcpu) != n or sum(per_vcpu) != total:
+        idle_words = [int(w) for w in words[3 + n:]]
+        if len(per_vcpu) != n or sum(per_vcpu) != total or len(idle_words) not in (0, 2):
             raise ValueError(f"malformed insn_count line: {line!r}")
-        samples.append(InsnSample(mono_ns, total, per_vcpu, final))
+        idle, spins = idle_words or (0, 0)
+        samples.append(InsnSample(mono_ns, total, per_vcpu, final, idle, spins))
     return samples
 
 

@@ -16,6 +16,21 @@ def test_insn_file_lines_parse_and_bad_sums_are_rejected():
         vmcounters.parse_insn_file("10 31 2 10 20\n")
 
 
+def test_insn_file_idle_figures_parse_and_older_lines_mean_none():
+    new, old = vmcounters.parse_insn_file("10 30 2 10 20 7 3\n20 31 2 11 20\n")
+    assert (new.idle, new.spins, new.total) == (7, 3, 30) and (old.idle, old.spins) == (0, 0)
+    with pytest.raises(ValueError):
+        vmcounters.parse_insn_file("10 30 2 10 20 7\n")
+
+
+def test_per_request_takes_idle_polling_out_of_work():
+    a = {"mono_ns": 0, "trace": {}, "insns": 1000, "idle_insns": 100, "idle_spins": 1}
+    b = {"mono_ns": 10**9, "trace": {}, "insns": 5000, "idle_insns": 1100, "idle_spins": 11}
+    r = vmcounters.per_request(a, b, 10)
+    assert (r["insns_per_req"], r["idle_insns_per_req"], r["work_insns_per_req"],
+            r["idle_spins_per_req"]) == (400, 100, 300, 1)
+
+
 def test_trace_lines_are_counted_by_event_name():
     lines = [b"virtio_queue_notify vdev 0x55 n 0 vq 0x56",  # first line, no timestamp
              b"1234@1700000000.000001:virtio_queue_notify vdev 0x55 n 1 vq 0x56",

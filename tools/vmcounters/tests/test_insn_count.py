@@ -18,8 +18,8 @@ def built():
         return dict((k, int(v)) for k, v in (line.split() for line in f))
 
 
-def run_loop_guest(name, interval_ms=20, profile=None):
-    """Runs build/vmcounters/loop-NAME.elf to its isa-debug-exit; returns its samples.
+def run_loop_guest(name, interval_ms=20, profile=None, elf=None):
+    """Runs build/vmcounters/loop-NAME.elf (or elf) to its isa-debug-exit; returns its samples.
     profile: a list that receives the profile's rows (guestprofile.parse_profile)."""
     with tempfile.TemporaryDirectory(prefix="insn-") as work:
         counter = vmcounters.InsnCounter(work, interval_ms=interval_ms,
@@ -27,7 +27,7 @@ def run_loop_guest(name, interval_ms=20, profile=None):
         args = ["qemu-system-x86_64", "-machine", "q35", "-accel", "tcg", "-cpu", "max",
                 "-m", "32", "-display", "none", "-nodefaults", "-no-reboot",
                 "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
-                "-kernel", os.path.join(OUT, f"loop-{name}.elf")] + counter.qemu_args()
+                "-kernel", os.path.join(OUT, elf or f"loop-{name}.elf")] + counter.qemu_args()
         result = subprocess.run(args, capture_output=True, text=True, timeout=120)
         assert result.returncode == 1, result.stderr  # (0 << 1) | 1: the guest's own exit
         if profile is not None:
@@ -51,6 +51,15 @@ def test_final_line_and_periodic_dumps_agree(built):
     assert totals == sorted(totals)
     assert [s.mono_ns for s in samples] == sorted(s.mono_ns for s in samples)
     assert samples[-1].per_vcpu == [samples[-1].total]
+
+
+def test_marked_idle_polling_is_counted_apart_exactly(built):
+    """Does the plugin count the instructions between the guest's idle marks (7 per turn in
+    tests/idle_guest.S) and the turns, and nothing of the turns without an end mark?"""
+    final = run_loop_guest("idle", elf="idle-guest.elf")[-1]
+    assert final.spins == built["idle"]
+    assert final.idle == 7 * built["idle"]
+    assert final.total > final.idle + 4 * built["work"]
 
 
 def test_missing_plugin_is_reported(tmp_path):
