@@ -11,7 +11,7 @@ import pytest
 
 from nomvm.ports import free_port_shift
 from nomvirt.libvirtd import Libvirt, LibvirtUnavailable
-from nomvirt.run import NomDomain
+from nomvirt.nomdomain import NomDomain
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__)))))
