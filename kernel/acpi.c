@@ -1,4 +1,5 @@
-/* acpi.c: finds the CPUs in the ACPI MADT (ACPI 6.x, 5.2.12). The RSDP comes from the
+/* acpi.c: finds the CPUs in the ACPI MADT (ACPI 6.x, 5.2.12) and the IOMMU in the DMAR
+ * table (VT-d 8.1). The RSDP comes from the
  * multiboot2 ACPI tag, so no memory scanning is needed. */
 #include "defs.h"
 
@@ -41,6 +42,32 @@ static const struct sdt_header *find_table(const struct rsdp *r, const char *sig
             return t;
     }
     return NULL;
+}
+
+/* The register base of the first DMA-remapping unit (DRHD) in the ACPI DMAR table (VT-d spec
+ * 8.1, 8.3), or 0 when there is none (no IOMMU). */
+uint64_t acpi_find_dmar(uint64_t rsdp_phys) {
+    const struct rsdp *r = rsdp_phys ? P2V(rsdp_phys) : NULL;
+    if (!r || memcmp(r->signature, "RSD PTR ", 8) != 0)
+        return 0;
+    const struct sdt_header *dmar = find_table(r, "DMAR");
+    if (!dmar)
+        return 0;
+    const uint8_t *p = (const uint8_t *)dmar + 48, *end = (const uint8_t *)dmar + dmar->length;
+    while (p + 16 <= end) {
+        uint16_t type, len;
+        memcpy(&type, p, 2);
+        memcpy(&len, p + 2, 2);
+        if (len < 4)
+            break;
+        if (type == 0) { /* DRHD: type, length, flags, reserved, segment, register base */
+            uint64_t base;
+            memcpy(&base, p + 8, 8);
+            return base;
+        }
+        p += len;
+    }
+    return 0;
 }
 
 /* Returns the number of enabled CPUs (APIC IDs in apic_ids, boot CPU not necessarily first). */

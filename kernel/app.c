@@ -293,6 +293,7 @@ void app_reap_context(struct ctx *c) {
     ctx_free(c);
     if (a->ctxs == NULL && a->used) {
         vm_free_address_space(a->pml4);
+        iommu_app_gone(a);
         if (a->io_bitmap)
             frame_free_contig(V2P(a->io_bitmap), 2);
         a->io_bitmap = NULL;

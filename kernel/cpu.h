@@ -17,6 +17,7 @@
 #define VEC_TIMER     240
 #define VEC_RESCHED   241  /* IPI: re-run the scheduler on this CPU */
 #define VEC_SYNC      242  /* IPI: drop cached TLB entries / I/O bitmap (sched_sync_app) */
+#define VEC_IOMMU     243  /* the IOMMU's fault event (iommu.c), to CPU 0 */
 #define VEC_SPURIOUS  255
 
 /* Pushed by entry.S on every kernel entry; the same layout for syscalls, so one exit path. */

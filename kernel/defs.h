@@ -130,6 +130,7 @@ void irq_free_vector(int vector);
 
 /* acpi.c */
 int acpi_find_cpus(uint64_t rsdp_phys, uint32_t *apic_ids, int max, uint64_t *lapic_phys);
+uint64_t acpi_find_dmar(uint64_t rsdp_phys);
 
 /* lapic.c: local APIC, its timer, and the TSC */
 void lapic_init_boot(uint64_t lapic_phys);
@@ -220,5 +221,16 @@ void device_release_all(struct app *a);
 int device_irq_attach(struct ctx *c, uint32_t index, uint32_t entry, uint64_t cookie);
 void device_irq(int vector);
 void device_ctx_gone(struct ctx *c);
+
+/* iommu.c: DMA remapping (VT-d) where the machine has one; every call is a no-op without */
+void iommu_init(uint64_t rsdp_phys);
+bool iommu_on(void);
+int iommu_attach(struct app *a, const struct pci_dev *d);
+void iommu_detach(const struct pci_dev *d);
+int iommu_map_frame(struct app *a, uint64_t pa);
+void iommu_unmap_frame(struct app *a, uint64_t pa);
+void iommu_flush(struct app *a);
+void iommu_app_gone(struct app *a);
+void iommu_fault_irq(void);
 
 #endif

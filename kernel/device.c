@@ -94,7 +94,9 @@ int device_acquire(struct app *a, uint32_t index, uint64_t grant_uva) {
         }
     }
     g.msix_entries = d->msix_entries;
-    int r = pci_reset_for_owner(d);
+    int r = iommu_attach(a, d); /* before the reset turns bus mastering on */
+    if (r == 0)
+        r = pci_reset_for_owner(d);
     if (r < 0)
         goto undo;
     d->owner = a->id;
@@ -134,6 +136,7 @@ int device_release(struct app *a, uint32_t index) {
     sched_sync_app(a, SYNC_TLB | SYNC_IOMAP); /* no vCPU of a reaches the device any more */
     pci_msix_disable(d);
     pci_quiesce(d);
+    iommu_detach(d); /* reset and not mastering: now it reaches no memory at all */
     d->owner = 0;
     publish_device(index, 0);
     return 0;

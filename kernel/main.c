@@ -26,6 +26,7 @@ void kmain(uint64_t mbi_phys) {
     smp_boot_aps(apic_ids, n);
     kprintf("nom: %d cpu%s online\n", ncpus, ncpus == 1 ? "" : "s");
     pci_init();
+    iommu_init(bi.rsdp_phys);
     bb_init();
     bb_log_all();
     klock_acquire();

@@ -49,6 +49,24 @@ static uint64_t *present_pte(uint64_t pml4, uint64_t va, uint64_t *next) {
 }
 
 /* Maps npages zeroed frames; all or nothing. */
+/* A device a owns may reach the pages just mapped (iommu.c); if the IOMMU's tables cannot
+ * grow, the whole call is undone. */
+static int64_t iommu_map_range(struct app *a, uint64_t va, uint64_t npages) {
+    for (uint64_t i = 0; i < npages; i++)
+        if (iommu_map_frame(a, *vm_lookup(a->pml4, va + i * PAGE_SIZE) & PTE_ADDR) < 0)
+            break;
+        else if (i + 1 == npages)
+            return 0;
+    for (uint64_t i = 0; i < npages; i++) {
+        iommu_unmap_frame(a, *vm_lookup(a->pml4, va + i * PAGE_SIZE) & PTE_ADDR);
+        vm_unmap_page(a->pml4, va + i * PAGE_SIZE);
+        a->mem_pages--;
+    }
+    iommu_flush(a);
+    sched_sync_app(a, SYNC_TLB);
+    return -NOM_ENOMEM;
+}
+
 static int64_t sys_mem_map(struct ctx *c, uint64_t va, uint64_t npages, uint64_t flags) {
     struct app *a = c->app;
     if ((va & (PAGE_SIZE - 1)) || npages == 0 || npages > (1ull << 24) ||
@@ -84,7 +102,7 @@ static int64_t sys_mem_map(struct ctx *c, uint64_t va, uint64_t npages, uint64_t
         }
         a->mem_pages++;
     }
-    return 0;
+    return iommu_map_range(a, va, npages);
 }
 
 static int64_t sys_mem_unmap(struct ctx *c, uint64_t va, uint64_t npages) {
@@ -99,11 +117,14 @@ static int64_t sys_mem_unmap(struct ctx *c, uint64_t va, uint64_t npages) {
             return -NOM_EPERM; /* device or bulletin-board page */
     }
     for (uint64_t p = va; p < end; p = next) {
-        if (present_pte(a->pml4, p, &next)) {
+        uint64_t *pte = present_pte(a->pml4, p, &next);
+        if (pte) {
+            iommu_unmap_frame(a, *pte & PTE_ADDR);
             vm_unmap_page(a->pml4, p);
             a->mem_pages--;
         }
     }
+    iommu_flush(a);
     sched_sync_app(a, SYNC_TLB); /* before any freed frame can be someone else's */
     return 0;
 }

@@ -76,6 +76,9 @@ static void handle_interrupt(uint64_t vector) {
         sched_timer_tick();
     } else if (vector == VEC_RESCHED) {
         lapic_eoi(); /* the scheduler runs on the way out */
+    } else if (vector == VEC_IOMMU) {
+        lapic_eoi();
+        iommu_fault_irq();
     } else if (vector == VEC_SPURIOUS) {
         /* no EOI for spurious interrupts (SDM 10.9) */
     } else if (vector >= VEC_IRQ_FIRST && vector <= VEC_IRQ_LAST) {

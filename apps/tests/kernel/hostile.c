@@ -14,7 +14,8 @@
  *   bigwalk   mem_map/mem_unmap/mem_protect over 2^24 pages, many times
  *   tlb       a second core reads a page while the first unmaps it
  *   iomap     a second core reads its NIC's I/O port while the first releases the NIC
- *   ac        sets EFLAGS.AC (which would switch SMAP off in ring 0) and keeps calling */
+ *   ac        sets EFLAGS.AC (which would switch SMAP off in ring 0) and keeps calling
+ *   dma       aims its NIC's DMA at the kernel's image and the bulletin board */
 #include "virtio_min.h"
 
 static int find_nic(int want_io) {
@@ -233,6 +234,104 @@ static void iomap(void) {
     kt_printf("hostile-iomap: second core kept reading\n");
 }
 
+/* dma: the device as a weapon (issue 14, IOMMU mode). A transmit descriptor points at the
+ * kernel's image (physical 1 MiB: the device would read it onto the wire), and a receive
+ * descriptor at the bulletin board's frame (the device would write the answer to our ARP
+ * request over what only the kernel may write). With an IOMMU, both are refused. */
+#define DMA_PAGES 0x200000000ull
+#define KERNEL_IMAGE_PA ((uint64_t)0x100000)
+
+struct dma_queue {
+    volatile uint8_t *page; /* descriptors at 0, driver ring at 128, device ring at 256 */
+    uint64_t phys;
+    volatile uint16_t *notify;
+};
+
+static void queue_setup(struct vdev *v, struct dma_queue *q, uint16_t index) {
+    volatile uint8_t *c = v->common;
+    q->page = (volatile uint8_t *)(DMA_PAGES + index * 4096ull);
+    q->phys = (uint64_t)SYS(NOM_SYS_VIRT_TO_PHYS, (uint64_t)q->page);
+    *(volatile uint16_t *)(c + 0x16) = index;                     /* queue_select */
+    *(volatile uint16_t *)(c + 0x18) = 8;                         /* queue_size */
+    *(volatile uint64_t *)(c + 0x20) = q->phys;                   /* descriptors */
+    *(volatile uint64_t *)(c + 0x28) = q->phys + 128;             /* driver ring */
+    *(volatile uint64_t *)(c + 0x30) = q->phys + 256;             /* device ring */
+    uint16_t off = *(volatile uint16_t *)(c + 0x1e);
+    q->notify = (volatile uint16_t *)(v->notify_base + off * v->notify_mult);
+    *(volatile uint16_t *)(c + 0x1c) = 1;                         /* queue_enable */
+}
+
+/* Descriptor 0 (addr, len, device-writable or not) made available and notified (2.7). */
+static void queue_post(struct dma_queue *q, uint64_t addr, uint32_t len, int writable, uint16_t index) {
+    *(volatile uint64_t *)(q->page + 0) = addr;
+    *(volatile uint32_t *)(q->page + 8) = len;
+    *(volatile uint16_t *)(q->page + 12) = writable ? 2 : 0;
+    *(volatile uint16_t *)(q->page + 128 + 4) = 0;                /* ring[0] = descriptor 0 */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    *(volatile uint16_t *)(q->page + 128 + 2) = 1;                /* idx */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    *q->notify = index;
+}
+
+static uint16_t queue_used(const struct dma_queue *q) { return *(volatile uint16_t *)(q->page + 256 + 2); }
+
+/* An ARP request for the user-mode network's gateway 10.0.2.2, from our own memory. */
+static uint32_t arp_request(volatile uint8_t *buf, const volatile uint8_t *mac) {
+    static const uint8_t head[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 8, 6,
+                                   0, 1, 8, 0, 6, 4, 0, 1};
+    for (int i = 0; i < 12; i++)
+        buf[i] = 0; /* virtio_net_hdr_v1 (5.1.6): no offloads */
+    volatile uint8_t *f = buf + 12;
+    for (unsigned i = 0; i < sizeof head; i++)
+        f[i] = head[i];
+    for (int i = 0; i < 6; i++)
+        f[6 + i] = f[22 + i] = mac[i];
+    static const uint8_t tail[] = {10, 0, 2, 15, 0, 0, 0, 0, 0, 0, 10, 0, 2, 2};
+    for (unsigned i = 0; i < sizeof tail; i++)
+        f[28 + i] = tail[i];
+    return 12 + 42;
+}
+
+static void attack_dma(void) {
+    struct vdev v;
+    acquire_nic(&v, 0);
+    if (vdev_map(&v) < 0 || SYS(NOM_SYS_MEM_MAP, DMA_PAGES, 3, NOM_MAP_READ | NOM_MAP_WRITE) < 0)
+        kt_exit(2);
+    volatile uint8_t *c = v.common;
+    c[20] = 0;
+    while (c[20]) ;
+    c[20] = 1 | 2;
+    *(volatile uint32_t *)(c + 0) = 1;
+    uint32_t hi = *(volatile uint32_t *)(c + 4);                  /* features 32-63 */
+    *(volatile uint32_t *)(c + 8) = 1;
+    *(volatile uint32_t *)(c + 12) = 1 | (hi & 2);                /* VERSION_1, ACCESS_PLATFORM */
+    c[20] = 1 | 2 | 8;
+    struct dma_queue rx, tx;
+    queue_setup(&v, &rx, 0);
+    queue_setup(&v, &tx, 1);
+    c[20] = 1 | 2 | 8 | 4;                                        /* DRIVER_OK */
+    uint64_t board = (uint64_t)SYS(NOM_SYS_VIRT_TO_PHYS, NOM_BB_ADDR);
+    kt_printf("hostile-dma: kernel image at %lx, board at %lx\n", KERNEL_IMAGE_PA, board);
+    queue_post(&tx, KERNEL_IMAGE_PA, 1514, 0, 1);
+    kt_sleep_ms(500);
+    uint16_t leaked = queue_used(&tx);
+    queue_post(&rx, board, 1526, 1, 0);
+    volatile uint8_t *frame = (volatile uint8_t *)(DMA_PAGES + 2 * 4096ull);
+    uint32_t len = arp_request(frame, v.device_cfg);
+    *(volatile uint16_t *)(tx.page + 128 + 4 + 2) = 1;           /* ring[1] = descriptor 1 */
+    *(volatile uint64_t *)(tx.page + 16) = (uint64_t)SYS(NOM_SYS_VIRT_TO_PHYS, (uint64_t)frame);
+    *(volatile uint32_t *)(tx.page + 24) = len;
+    *(volatile uint16_t *)(tx.page + 28) = 0;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    *(volatile uint16_t *)(tx.page + 128 + 2) = 2;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    *tx.notify = 1;
+    kt_sleep_ms(1000);
+    kt_printf("hostile-dma: tx used %u then %u, rx used %u, board intact %d, status %u\n",
+              leaked, queue_used(&tx), queue_used(&rx),
+              BB->magic == NOM_BB_MAGIC && BB->abi_version == NOM_ABI_VERSION, c[20]);
+}
+
 static void ac(void) {
     __asm__ volatile("pushfq; orq $0x40000, (%%rsp); popfq" ::: "memory", "cc");
     for (int k = 0; k < 20; k++)
@@ -249,6 +348,7 @@ int ktest_main(int argc, char **argv, struct nom_start_info *info) {
         {"msix", attack_msix}, {"zombie", attack_zombie}, {"inherit", inherit},
         {"config", attack_config}, {"cfgread", cfgread}, {"hog", hog}, {"irqcycle", irqcycle},
         {"notify", notify}, {"bigwalk", bigwalk}, {"tlb", tlb}, {"iomap", iomap}, {"ac", ac},
+        {"dma", attack_dma},
     };
     for (unsigned k = 0; k < sizeof modes / sizeof modes[0]; k++) {
         if (!kt_strcmp(mode, modes[k].name)) {
