@@ -22,6 +22,11 @@
  * The receive pool's budget (rx_budget.h) is enforced here too, first: past its limit a packet
  * that carries data is dropped before lwIP sees it.
  *
+ * The hook runs before lwIP has checked anything (ip4_input calls it first), so a segment is
+ * acted on only once it has passed the checks tcp_input would make: an IP header and total
+ * length that fit the packet, and the TCP checksum where the netif asks for it to be checked.
+ * A damaged or forged segment must not end a connection that lwIP itself would have kept.
+ *
  * The listen backlog (lwipopts.h says why lwIP's own is off): a SYN for a listener whose
  * accept queue is full is dropped before lwIP sees it, as Linux drops it, and counted; the
  * client retransmits it, by which time the server has usually accepted. A SYN that belongs to
@@ -29,6 +34,7 @@
  * back.
  */
 #include "lwip/def.h"
+#include "lwip/inet_chksum.h"
 #include "lwip/ip4.h"
 #include "lwip/prot/ip4.h"
 #include "lwip/prot/tcp.h"
@@ -113,6 +119,31 @@ static bool over_backlog(const struct ip_hdr *ip, const struct tcp_hdr *tcp)
            pcb_of(tcp_active_pcbs, ip, tcp) == NULL; /* else a retransmission of a SYN in hand */
 }
 
+/* Whether the TCP segment after ip's header (hlen bytes) is whole and its checksum holds
+ * (RFC 793 3.1 pseudo-header), as tcp_input would check it for this netif. */
+static bool segment_valid(struct pbuf *p, const struct ip_hdr *ip, u16_t hlen, struct netif *inp)
+{
+    u16_t iplen = lwip_ntohs(IPH_LEN(ip));
+    (void)inp; /* used only where lwIP checks checksums per netif (LWIP_CHECKSUM_CTRL_PER_NETIF) */
+    if (hlen < IP_HLEN || iplen < hlen + TCP_HLEN || iplen > p->tot_len)
+        return false;
+#if CHECKSUM_CHECK_TCP
+    IF__NETIF_CHECKSUM_ENABLED(inp, NETIF_CHECKSUM_CHECK_TCP) {
+        ip4_addr_t src, dest;
+        u16_t sum;
+        ip4_addr_copy(src, ip->src);
+        ip4_addr_copy(dest, ip->dest);
+        if (pbuf_remove_header(p, hlen) != 0)
+            return false;
+        sum = inet_chksum_pseudo_partial(p, IP_PROTO_TCP, (u16_t)(iplen - hlen),
+                                         (u16_t)(iplen - hlen), &src, &dest);
+        pbuf_add_header_force(p, hlen); /* the payload pointer back where lwIP expects it */
+        return sum == 0;
+    }
+#endif
+    return true;
+}
+
 uint64_t nomnet_syn_dropped(void)
 {
     return syn_dropped;
@@ -124,7 +155,6 @@ int nomnet_ip4_input(struct pbuf *p, struct netif *inp)
     const struct tcp_hdr *tcp;
     u16_t hlen;
     struct tcp_pcb *old;
-    (void)inp;
     if (nomnet_rx_shed(p)) {
         pbuf_free(p);
         return 1; /* eaten: the receive pool is past its limit (rx_budget.h) */
@@ -144,7 +174,7 @@ int nomnet_ip4_input(struct pbuf *p, struct netif *inp)
     if (tcp_tw_pcbs == NULL || !(TCPH_FLAGS(tcp) & (TCP_SYN | TCP_RST)))
         return 0;
     old = pcb_of(tcp_tw_pcbs, ip, tcp);
-    if (old != NULL && ends_timewait(old, tcp))
+    if (old != NULL && ends_timewait(old, tcp) && segment_valid(p, ip, hlen, inp))
         tcp_abort(old); /* a TIME-WAIT pcb is just freed: no RST goes out */
     return 0;
 }
