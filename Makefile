@@ -3,6 +3,9 @@
 TOP   := $(abspath .)
 BUILD := $(TOP)/build
 export TOP BUILD
+# This checkout's host tools come first for everything make runs: bootstrap's site-packages
+# .pth names only the last checkout bootstrapped on this machine.
+export PYTHONPATH := $(TOP)/tools$(if $(PYTHONPATH),:$(PYTHONPATH))
 
 PARTS := kernel libnom drivers net apps
 STAMP := $(BUILD)/.bootstrap-stamp
@@ -44,20 +47,29 @@ run: all
 # `make run`; DASHBOARD_FLAGS="--boot" boots nom itself, --port-shift=N follows make run's.
 .PHONY: dashboard libvirt-run
 dashboard: all
-	PYTHONPATH=$(TOP)/tools python3 -m dashboard $(DASHBOARD_FLAGS)
+	python3 -m dashboard $(DASHBOARD_FLAGS)
 
 # The default image as a libvirt domain with make run's ports (tools/nomvirt/README.md);
 # LIBVIRT_FLAGS=--port-shift=N moves them. Ctrl-C destroys and undefines the domain.
 libvirt-run: all
-	PYTHONPATH=$(TOP)/tools python3 tools/nomvirt/run.py --iso $(BUILD)/nom.iso --kernel $(BUILD)/kernel/nom.elf \
+	python3 tools/nomvirt/run.py --iso $(BUILD)/nom.iso --kernel $(BUILD)/kernel/nom.elf \
 	    --modules apps/default-image.txt $(LIBVIRT_FLAGS)
+
+# pytest, then its closing line "N passed, N failed" (tools/test_summary.py); $(1): pytest's
+# selection, $(2): the JUnit XML it writes.
+run_tests = @mkdir -p $(BUILD); python3 -m pytest -q -p no:cacheprovider --junitxml=$(2) $(1); \
+	    status=$$?; python3 tools/test_summary.py $(2); exit $$status
 
 # Builds everything and runs every test; the last line reads "N passed, N failed".
 # qemu-kvmcost: 2-3 min once per machine (2 cores), then copied from /var/cache/nom-kvmcost.
 test: all host-tools qemu-kvmcost
-	@mkdir -p $(BUILD)
-	@python3 -m pytest -q -p no:cacheprovider --junitxml=$(BUILD)/test-results.xml; \
-	    status=$$?; python3 tools/test_summary.py $(BUILD)/test-results.xml; exit $$status
+	$(call run_tests,,$(BUILD)/test-results.xml)
+
+# The quick subset: the tests marked unit (no QEMU; pytest.ini's markers), which build the
+# host programs they need themselves; the same closing line.
+.PHONY: test-fast
+test-fast: $(STAMP)
+	$(call run_tests,-m unit,$(BUILD)/test-fast-results.xml)
 
 # The host-side measuring tools (load client, instruction-count plugin, Linux guest).
 HOST_TOOLS := tools/loadgen tools/vmcounters tools/linuxguest
