@@ -254,6 +254,7 @@ static const struct {
     { "controller_bad_options", case_controller_bad_options },
     { "controller_bad_profile", case_controller_bad_profile },
 };
+CHECK_CASES(cases)
 
 static int kind_of(const char *s, enum nom_utility_kind *k)
 {
@@ -294,22 +295,9 @@ static int run_best_lines(void)
 
 int main(int argc, char **argv)
 {
-    size_t n = sizeof cases / sizeof cases[0];
-    if (argc == 2 && strcmp(argv[1], "--list") == 0) {
-        for (size_t i = 0; i < n; i++)
-            printf("%s\n", cases[i].name);
-        return 0;
-    }
     if (argc == 2 && strcmp(argv[1], "utility") == 0)
         return run_utility_lines();
     if (argc == 2 && strcmp(argv[1], "best") == 0)
         return run_best_lines();
-    for (size_t i = 0; argc == 2 && i < n; i++) {
-        if (strcmp(argv[1], cases[i].name) == 0) {
-            CHECK_RUN(cases[i].name, cases[i].fn());
-            return failures != 0;
-        }
-    }
-    fprintf(stderr, "usage: adapt_test CASE | --list | utility | best\n");
-    return 2;
+    return check_cases_main(argc, argv);
 }

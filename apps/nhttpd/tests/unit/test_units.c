@@ -505,25 +505,9 @@ static const struct {
     CASE(builtin_store),
     CASE(content_types),
 };
+CHECK_CASES(cases)
 
 int main(int argc, char **argv)
 {
-    size_t n = sizeof cases / sizeof cases[0];
-    if (argc == 2 && strcmp(argv[1], "--list") == 0) {
-        for (size_t i = 0; i < n; i++)
-            printf("%s\n", cases[i].name);
-        return 0;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (argc > 1 && strcmp(argv[1], cases[i].name) != 0)
-            continue;
-        CHECK_RUN(cases[i].name, cases[i].fn());
-        if (argc > 1)
-            return failures != 0;
-    }
-    if (argc > 1) {
-        printf("no case %s\n", argv[1]);
-        return 2;
-    }
-    return failures != 0;
+    return check_cases_main(argc, argv);
 }

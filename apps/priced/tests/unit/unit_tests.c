@@ -1,7 +1,8 @@
 /* unit_tests.c: host unit tests of priced's pure parts: the URL and HTTP response parsers,
  * price.txt, the options, the retry episodes and backoff, and the subscribers' slot reader.
  * A table of named cases, each asking one question. `unit_tests --list` names them;
- * `unit_tests NAME` runs one and prints "PASS NAME" or "FAIL NAME: line: check" (exit 1).
+ * `unit_tests NAME` runs one and prints "PASS NAME" or "FAIL NAME: file:line: check" (exit 1;
+ * libnom/tests/host/check.h, the harness of every host C test).
  * tests/test_units.py runs each as its own pytest case. */
 #include <errno.h>
 #include <stdio.h>
@@ -365,21 +366,9 @@ static const struct {
     {"retry_episodes", retry_episodes},
     {"slots_bandwidth", slots_bandwidth},
 };
+CHECK_CASES(cases)
 
 int main(int argc, char **argv)
 {
-    size_t n = sizeof cases / sizeof cases[0];
-    if (argc == 2 && strcmp(argv[1], "--list") == 0) {
-        for (size_t i = 0; i < n; i++)
-            printf("%s\n", cases[i].name);
-        return 0;
-    }
-    for (size_t i = 0; argc == 2 && i < n; i++) {
-        if (strcmp(argv[1], cases[i].name) != 0)
-            continue;
-        CHECK_RUN(cases[i].name, cases[i].fn());
-        return failures != 0;
-    }
-    fprintf(stderr, "usage: unit_tests --list | NAME\n");
-    return 2;
+    return check_cases_main(argc, argv);
 }
