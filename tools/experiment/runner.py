@@ -191,9 +191,13 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt(f"signal {signum}")
 
 
-def osv_runnable(osv_image):
-    """For estimates and the plan listing: whether an OSv cell can run (its image exists)."""
+def expected_to_run(osv_image):
+    """For estimates and the plan listing, without starting a driver: whether a cell will run.
+    OSv's need its image; nom adaptive's need their controller mode wired."""
     def runnable(cell):
+        if cell.guest == "nom":
+            from .nom_driver import ADAPTIVE_MODE_ARGS
+            return cell.variant.get("mode", "offline-profile") in ADAPTIVE_MODE_ARGS
         if cell.guest != "osv":
             return True
         try:
@@ -212,7 +216,7 @@ def plan_listing(plan, cuts, runnable, budget_s):
         lines.append(f"pass {p.name} (QEMU {'stock' if p.kvmcost == 'off' else 'exit-cost ' + p.kvmcost}"
                      f"), {p.runs} run(s), into {where}:")
         for run, cell in plan.schedule(p.runs):
-            note = "" if runnable(cell) else "  (not run: no image; costs nothing)"
+            note = "" if runnable(cell) else "  (will not run: costs nothing)"
             lines.append(f"  run {run}  {cell.app:9} {cell.key:28} "
                          f"~{fmt_duration(plan.cell_estimate_s(cell))}{note}")
     total = sum(len(plan.schedule(p.runs)) for p in plan.passes())
@@ -250,7 +254,7 @@ def main(argv=None):
     except ValueError as e:
         print(f"run.py: {e}", file=sys.stderr)
         return 2
-    runnable = osv_runnable(args.osv_image)
+    runnable = expected_to_run(args.osv_image)
     budget_s = args.budget_hours * 3600
     cuts = []
     if budget_s > 0:

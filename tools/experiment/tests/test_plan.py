@@ -1,9 +1,12 @@
 """The plan: cells, order, passes, the time budget and what is cut to meet it, the quick mode,
 the flags that override it, and the --plan listing."""
+from dataclasses import replace
+
 import pytest
 
 from experiment.plan import ADAPTIVE_MODES, OVERHEAD_S, Plan, quick_plan
-from experiment.runner import main, parse_args, plan_of
+from experiment.nom_driver import ADAPTIVE_MODE_ARGS
+from experiment.runner import expected_to_run, main, parse_args, plan_of
 
 
 def test_full_plan_has_every_app_guest_and_nom_variant():
@@ -69,15 +72,32 @@ def test_fit_cuts_raw_tcg_repetitions_first():
     assert fitted.runs == 1 and "still over the budget" in cuts[-1]
 
 
-def test_full_experiment_fits_six_hours():
-    """`make experiment` as planned by default (no OSv image): under 6 h, the raw-TCG-only pass
-    cut first."""
+def test_cells_expected_to_run():
+    """OSv's cells need an image, nom adaptive's their controller mode wired in nom_driver."""
+    runnable = expected_to_run(None)
+    cells = {(c.app, c.key): c for c in Plan().cells()}
+    assert not runnable(cells[("memcached", "osv-default")])
+    assert runnable(cells[("memcached", "nom-adaptive")]) and runnable(cells[("memcached",
+                                                                               "linux-default")])
+    assert runnable(cells[("nhttpd", "nom-adaptive-online")]) == ("online" in ADAPTIVE_MODE_ARGS)
+
+
+@pytest.mark.parametrize("online_wired", [False, True])
+def test_full_experiment_fits_six_hours(online_wired):
+    """`make experiment` as planned by default (no OSv image), before and after the online mode
+    is wired: under 6 h, the raw-TCG-only pass cut first, the main pass kept at 5 runs while it
+    fits."""
     p = plan_of(parse_args([]))
     assert (p.kvmcost, p.runs, p.raw_runs, p.adaptive_modes) == ("skylake", 5, 5,
                                                                  ADAPTIVE_MODES)
-    fitted, cuts = p.fit(runnable=lambda c: c.guest != "osv")
-    assert fitted.estimate_s(lambda c: c.guest != "osv") <= 6 * 3600
+
+    def runnable(c):
+        return c.guest != "osv" and (online_wired or c.variant.get("mode") != "online")
+    fitted, cuts = p.fit(runnable=runnable)
+    assert fitted.estimate_s(runnable) <= 6 * 3600
     assert fitted.raw_runs < p.raw_runs and cuts[0].startswith("raw-TCG-only pass")
+    one_run = replace(fitted, runs=1, raw_runs=0).estimate_s(runnable)
+    assert fitted.runs == min(5, int(6 * 3600 // one_run))
 
 
 def test_quick_mode_and_overrides():
