@@ -1,6 +1,8 @@
-"""Fixtures shared by tests in more than one top-level folder (pytest.ini's testpaths), and the
-import path of the tools the tests start as programs."""
+"""Fixtures shared by tests in more than one top-level folder (pytest.ini's testpaths), the
+import path of the tools the tests start as programs, and the test markers' rules: every test
+carries exactly one of unit, boot, slow (pytest.ini), and a unit test never starts QEMU."""
 import os
+import subprocess
 
 import pytest
 
@@ -23,3 +25,36 @@ def lab():
         pytest.skip(f"no network namespace here: {e}")
     yield lab
     lab.__exit__(None, None, None)
+
+
+MARKERS = ("unit", "boot", "slow")
+UNMARKED = pytest.StashKey[list]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Records every collected test whose markers are not exactly one of MARKERS, before -m
+    deselects anything; tools/tests/test_markers.py reports them."""
+    config.stash[UNMARKED] = [
+        f"{item.nodeid}: {names or 'none'}" for item in items
+        if len(names := [m.name for m in item.iter_markers() if m.name in MARKERS]) != 1]
+
+
+def unmarked_tests(config):
+    return config.stash.get(UNMARKED, [])
+
+
+@pytest.fixture(autouse=True)
+def _unit_tests_start_no_qemu(request, monkeypatch):
+    """A test marked unit that starts QEMU (nomvm.VM, a guest tool, `ip netns exec qemu-...`)
+    fails at once, saying so: it belongs under boot."""
+    if request.node.get_closest_marker("unit") is None:
+        return
+    popen_init = subprocess.Popen.__init__
+
+    def refuse_qemu(self, args, *rest, **kwargs):
+        words = [args] if isinstance(args, (str, bytes, os.PathLike)) else list(args)
+        if any("qemu-system" in str(w) for w in words):
+            raise AssertionError(f"a unit test started QEMU ({words}): mark it boot")
+        popen_init(self, args, *rest, **kwargs)
+    monkeypatch.setattr(subprocess.Popen, "__init__", refuse_qemu)

@@ -9,6 +9,8 @@ import pytest
 
 from nomvm import hostcases
 
+pytestmark = pytest.mark.unit
+
 HERE = Path(__file__).resolve().parent
 TOP = HERE.parents[1]
 BUILD = TOP / "build"

@@ -7,6 +7,8 @@ import pytest
 
 from nomvm import TOP, boot_apps, nics
 
+pytestmark = pytest.mark.boot
+
 APPS = os.path.join(TOP, "build", "apps", "tests", "kernel")
 
 

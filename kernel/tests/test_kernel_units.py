@@ -7,6 +7,8 @@ import pytest
 
 from nomvm import TOP, hostcases
 
+pytestmark = pytest.mark.unit
+
 KERNEL = os.path.join(TOP, "kernel")
 OUT = os.path.join(TOP, "build", "kernel", "host-tests")
 CFLAGS = ["-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Werror", "-fsanitize=address,undefined",

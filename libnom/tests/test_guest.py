@@ -9,6 +9,8 @@ import pytest
 
 from nomvm import TOP, boot_apps
 
+pytestmark = pytest.mark.boot
+
 GUEST = os.path.join(TOP, "build", "libnom", "tests")
 CONFORMANCE = ["stdio_floats", "malloc_million", "threads_pingpong_200", "cond_timedwait",
                "nanosleep", "monotonic_threads", "preemption", "stack_growth", "bad_pointer",

@@ -8,6 +8,8 @@ import pytest
 
 from nomvm import TOP, hostcases
 
+pytestmark = pytest.mark.unit
+
 LIBNOM = os.path.join(TOP, "libnom")
 OUT = os.path.join(TOP, "build", "libnom", "host-tests")
 CFLAGS = ["-std=gnu11", "-O1", "-g", "-Wall", "-Wextra", "-Werror",

@@ -16,6 +16,8 @@ import pytest
 from experiment.nom_driver import APPS
 from nomvm import VM, Nic, make_iso
 
+pytestmark = pytest.mark.boot
+
 HERE = Path(__file__).resolve().parent
 TOP = HERE.parents[1]
 BUILD = TOP / "build"

@@ -11,6 +11,8 @@ import pytest
 
 from nomvm import hostcases
 
+pytestmark = pytest.mark.unit
+
 HERE = Path(__file__).resolve().parent
 NET = HERE.parent
 TOP = NET.parent

@@ -14,6 +14,8 @@ from experiment.nom_driver import APPS
 from loadgen import runners
 from nomvm import VM, Nic, make_iso
 
+pytestmark = pytest.mark.boot
+
 BUILD = Path(__file__).resolve().parents[2] / "build"
 KERNEL = BUILD / "kernel" / "nom.elf"
 MAC = "52:54:00:12:34:56"

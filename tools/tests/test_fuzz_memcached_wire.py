@@ -6,6 +6,8 @@ import pytest
 import netlab
 from fuzz import memcached_wire
 
+pytestmark = pytest.mark.boot
+
 
 def test_memcached_on_nom_survives_garbage_and_still_serves(tmp_path):
     missing = [str(p) for p in (memcached_wire.KERNEL, memcached_wire.ELF) if not p.exists()]

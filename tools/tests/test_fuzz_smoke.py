@@ -5,6 +5,8 @@ import pytest
 
 from fuzz import run
 
+pytestmark = pytest.mark.slow
+
 needs_clang = pytest.mark.skipif(not run.clang_available(),
                                  reason="clang not installed (Debian: clang, libclang-rt-14-dev)")
 

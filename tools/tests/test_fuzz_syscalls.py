@@ -1,7 +1,11 @@
 """Does the kernel survive garbage system calls from both vCPUs of one application, and does a
 neighbour application keep running meanwhile? A short run of tools/fuzz/syscalls.py (the 1M-call
 run is manual: tools/fuzz/README.md)."""
+import pytest
+
 from fuzz import syscalls
+
+pytestmark = pytest.mark.boot
 
 
 def test_garbage_system_calls_from_two_vcpus_leave_the_kernel_and_the_neighbour_running():

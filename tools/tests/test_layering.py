@@ -5,7 +5,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import layering
+
+pytestmark = pytest.mark.unit
 
 TOP = Path(__file__).resolve().parents[2]
 

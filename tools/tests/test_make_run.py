@@ -11,7 +11,11 @@ import subprocess
 import time
 import urllib.request
 
+import pytest
+
 from nomvm import TOP
+
+pytestmark = pytest.mark.boot
 
 ISO = os.path.join(TOP, "build", "nom.iso")
 IMAGE = ["--kernel", os.path.join(TOP, "build", "kernel", "nom.elf"),

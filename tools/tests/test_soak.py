@@ -8,6 +8,8 @@ import pytest
 import netlab
 from fuzz import soak
 
+pytestmark = pytest.mark.boot
+
 
 def test_memcached_and_nhttpd_under_load_at_once_lose_nothing(tmp_path):
     missing = [str(p) for p in (soak.KERNEL, soak.MEMCACHED, soak.NHTTPD) if not p.exists()]

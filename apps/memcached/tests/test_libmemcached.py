@@ -10,6 +10,8 @@ import pytest
 
 from loadgen.parsers import parse_memaslap
 
+pytestmark = pytest.mark.boot
+
 
 def need(tool):
     if not shutil.which(tool):

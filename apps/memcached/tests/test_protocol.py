@@ -8,6 +8,8 @@ import time
 import pytest
 from pymemcache.exceptions import MemcacheServerError
 
+pytestmark = pytest.mark.boot
+
 
 def pattern(n, seed):
     return bytes((i * 131 + seed + i // 997) & 0xFF for i in range(n))

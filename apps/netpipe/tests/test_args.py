@@ -7,6 +7,8 @@ import pytest
 
 from nomvm import hostcases
 
+pytestmark = pytest.mark.unit
+
 HERE = Path(__file__).resolve().parent
 TOP = HERE.parents[2]
 PROGRAM = Path(hostcases.BUILD) / "apps" / "netpipe" / "tests" / "test_args"

@@ -5,6 +5,8 @@ import subprocess
 
 import pytest
 
+pytestmark = pytest.mark.boot
+
 
 def curl(url, *args):
     return subprocess.run(["curl", "-sS", "--max-time", "120", *args, url],

@@ -4,6 +4,8 @@ import subprocess
 
 import pytest
 
+pytestmark = pytest.mark.boot
+
 
 def test_ping_from_the_host_side_of_the_tap(nhttpd):
     """Does nom's lwIP answer every ping sent from the namespace the fixture created (the test

@@ -11,6 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+pytestmark = pytest.mark.boot
+
 VALID = [
     b"GET / HTTP/1.1\r\nHost: t\r\n\r\n",
     b"HEAD /index.html HTTP/1.1\r\nHost: t\r\nAccept: */*\r\n\r\n",

@@ -2,6 +2,10 @@
 (mean, p99, stddev) measured in the server, and on nom the driver's counters (stats.h)."""
 import json
 
+import pytest
+
+pytestmark = pytest.mark.boot
+
 
 def stats(server):
     r = server.get("/nom/stats")

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.unit
+
 HERE = Path(__file__).resolve().parent
 TOP = HERE.parents[2]
 BUILD = TOP / "build"

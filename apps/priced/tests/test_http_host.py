@@ -10,6 +10,8 @@ import time
 
 import pytest
 
+pytestmark = pytest.mark.unit
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from priced_vm import BUILD, FakeProvider, Provider, build_host, free_port  # noqa: E402
 

@@ -24,9 +24,9 @@ SAFE_W_US = 0  # nom/adapt.h NOM_ADAPT_SAFE_W_US
 GOOD = ("good", 2.0, 1)
 FAULTS = ["down", "stall", "garbage", "absurd"]  # stall: slower than priced's timeout
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.boot, pytest.mark.skipif(
     not all(os.path.isfile(p) for p in (KERNEL, PRICED, NHTTPD)),
-    reason="needs the kernel, priced.elf and nhttpd.elf built")
+    reason="needs the kernel, priced.elf and nhttpd.elf built")]
 
 
 def get(port, path):

@@ -16,8 +16,9 @@ from nomvm.session import boot_apps  # noqa: E402
 from priced_vm import (PRICED, PRICED_NIC, PRICEWATCH, FakeProvider, PricedVM,  # noqa: E402
                        Provider, built, free_port)
 
-pytestmark = pytest.mark.skipif(not built(), reason="needs the kernel, priced.elf and "
-                                                    "pricewatch.elf built")
+pytestmark = [pytest.mark.boot,
+              pytest.mark.skipif(not built(), reason="needs the kernel, priced.elf and "
+                                 "pricewatch.elf built")]
 FAST = ["--period-ms=200", "--timeout-ms=1000", "--max-backoff-ms=800"]
 
 

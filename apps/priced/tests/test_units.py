@@ -7,6 +7,8 @@ import pytest
 
 from nomvm import hostcases
 
+pytestmark = pytest.mark.unit
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from priced_vm import BUILD, build_host  # noqa: E402
 

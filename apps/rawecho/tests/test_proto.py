@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.unit
+
 HERE = Path(__file__).resolve().parent
 TOP = HERE.parents[2]
 MAC = bytes.fromhex("525400123456")

@@ -8,6 +8,8 @@ import pytest
 
 from nomvm import VM, Nic, make_iso
 
+pytestmark = pytest.mark.boot
+
 HERE = Path(__file__).resolve().parent
 TOP = HERE.parents[2]
 BUILD = TOP / "build"

@@ -20,6 +20,8 @@ import pytest
 
 from nomvm import BUILD, Guest, hostcases
 
+pytestmark = pytest.mark.boot
+
 HERE = pathlib.Path(__file__).resolve().parent
 MEMCACHED = pathlib.Path(BUILD) / "apps" / "memcached" / "memcached.elf"
 PRICEPUB = pathlib.Path(BUILD) / "apps" / "tests" / "adapt" / "pricepub.elf"

@@ -19,6 +19,8 @@ import pytest
 from nomvm import VM, Nic, make_iso
 from profit.utility import utility
 
+pytestmark = pytest.mark.boot
+
 HERE = Path(__file__).resolve().parent
 TOP = HERE.parents[2]
 BUILD = TOP / "build"

@@ -9,6 +9,8 @@ import pytest
 from bench import report
 from bench.run import FULL, QUICK, failures, parse_args
 
+pytestmark = pytest.mark.boot
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUN = os.path.join(os.path.dirname(HERE), "run.py")
 PHASE_KEYS = {"conns", "seconds", "requests", "requests_per_s", "errors", "latency_us",

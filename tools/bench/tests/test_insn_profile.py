@@ -10,16 +10,19 @@ import pytest
 
 from bench.insn_profile import parse_args
 
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(os.path.dirname(HERE), "insn_profile.py")
 
 
+@pytest.mark.unit
 def test_bad_flags_are_refused():
     for argv in (["--seconds", "0"], ["--w", "-1"], ["--conns", "0"], ["--runs", "0"]):
         with pytest.raises(SystemExit):
             parse_args(argv)
 
 
+@pytest.mark.boot
 def test_one_second_profile_names_where_the_instructions_go(tmp_path):
     r = subprocess.run([sys.executable, SCRIPT, "--seconds", "1", "--output", str(tmp_path)],
                        capture_output=True, text=True, timeout=600)

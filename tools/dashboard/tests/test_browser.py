@@ -17,6 +17,8 @@ import pytest
 import nomrun
 from nomvm.ports import free_port_shift
 
+pytestmark = pytest.mark.boot
+
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__)))))
 SCREENSHOT = os.path.join(TOP, "build", "dashboard", "dashboard-test.png")

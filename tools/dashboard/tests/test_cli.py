@@ -3,6 +3,10 @@
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.unit
+
 
 def run(tmp_path, *args):
     return subprocess.run([sys.executable, "-m", "dashboard", *args], capture_output=True,

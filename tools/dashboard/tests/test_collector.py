@@ -2,7 +2,11 @@
 well-formed SVG? Pure data: the board's and the applications' documents as they send them."""
 import xml.etree.ElementTree as ET
 
+import pytest
+
 from dashboard import collector, plot
+
+pytestmark = pytest.mark.unit
 
 BOARD = {"generation": 8, "ncpus": 2, "mem_total_bytes": 1 << 28, "mem_free_bytes": 1 << 27,
          "prices": {"0": {"resource": 1, "unit": 1, "price_micro": 10_000_000,

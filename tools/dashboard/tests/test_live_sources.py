@@ -18,6 +18,8 @@ from dashboard.collector import Collector
 from dashboard.server import make_server
 from nomvm.ports import free_port
 
+pytestmark = pytest.mark.unit
+
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__)))))
 NHTTPD = os.path.join(TOP, "build", "apps", "nhttpd", "nhttpd-linux")

@@ -5,6 +5,8 @@ import pytest
 from experiment.analysis import Analysis, measurements, phase_figures, stats
 from experiment.plan import Plan
 
+pytestmark = pytest.mark.unit
+
 PLAN = dict(Plan(duration_s=120, change_at_s=60).to_json())
 
 

@@ -5,6 +5,8 @@ import pytest
 from experiment import analysis, kvmmodel
 from experiment.labdriver import LabDriver
 
+pytestmark = pytest.mark.unit
+
 
 def test_w_is_given_to_the_guest_undilated_only_under_the_model():
     d = LabDriver("tcg")

@@ -1,7 +1,11 @@
 """The progress display: time remaining from what is left, boot time learnt as it goes."""
 import io
 
+import pytest
+
 from experiment.progress import Progress, fmt_duration
+
+pytestmark = pytest.mark.unit
 
 
 class Clock:

@@ -14,6 +14,7 @@ from experiment.report import fmt, write_report
 from experiment.runner import main
 from experiment.tables import write_tables
 
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = os.path.join(HERE, "fixtures", "linux-quick")
 
@@ -36,11 +37,13 @@ def records(folder, app, key):
     return out
 
 
+@pytest.mark.unit
 def test_first_line_names_the_accelerator(made):
     _, text = made
     assert text.splitlines()[0].startswith("# nom vs Linux vs OSv: accelerator TCG")
 
 
+@pytest.mark.unit
 def test_report_says_its_pass_and_what_the_budget_cut(tmp_path):
     folder = tmp_path / "cut"
     shutil.copytree(FIXTURE, folder)
@@ -55,6 +58,7 @@ def test_report_says_its_pass_and_what_the_budget_cut(tmp_path):
     assert "**Cut to fit the time budget:** raw-TCG-only pass: 0 repetitions instead of 5." in text
 
 
+@pytest.mark.unit
 def test_plots_exist_for_what_ran(made):
     folder, text = made
     for png in ("fig02-memcached-performance.png", "fig03-nhttpd-performance.png",
@@ -63,6 +67,7 @@ def test_plots_exist_for_what_ran(made):
         assert f"]({png})" in text
 
 
+@pytest.mark.unit
 def test_summary_throughput_is_the_mean_of_the_runs(made):
     folder, text = made
     rates = [r["phases"]["many"]["ops"] / r["phases"]["many"]["seconds"]
@@ -72,6 +77,7 @@ def test_summary_throughput_is_the_mean_of_the_runs(made):
     assert fmt(statistics.fmean(rates)) in row
 
 
+@pytest.mark.unit
 def test_guests_that_did_not_run_show_reasons_never_numbers(made):
     _, text = made
     for line in text.splitlines():
@@ -84,6 +90,7 @@ def test_guests_that_did_not_run_show_reasons_never_numbers(made):
     assert "Figure 14: memcached Pareto frontier: not run." in text
 
 
+@pytest.mark.unit
 def test_nom_fixed_w_runs_make_the_batching_figures(made):
     folder, text = made
     for png in ("fig09-nhttpd-static-vs-adaptive.png", "fig12-nhttpd-batching-delay.png",
@@ -92,6 +99,7 @@ def test_nom_fixed_w_runs_make_the_batching_figures(made):
     assert "| nhttpd | nom w=" in text  # table 2 and the projection name the fixed W used
 
 
+@pytest.mark.unit
 def test_tables_hold_every_run_and_phase(made):
     folder, _ = made
     with open(os.path.join(folder, "figures.csv")) as f:
@@ -101,6 +109,7 @@ def test_tables_hold_every_run_and_phase(made):
     assert all(float(r["ops_s"]) > 0 for r in ok)
 
 
+@pytest.mark.boot
 def test_live_short_run_of_the_linux_guest(tmp_path):
     import linuxguest
     try:
@@ -118,6 +127,7 @@ def test_live_short_run_of_the_linux_guest(tmp_path):
     assert json.loads((out / "machine.json").read_text())["accel"] in ("tcg", "kvm")
 
 
+@pytest.mark.boot
 def test_quick_mode_compares_linux_and_nom(tmp_path):
     """`make experiment EXPERIMENT_ARGS=--quick` for one application: nhttpd on the Linux guest
     and on nom (adaptive, fixed W = 0 and 40), one short run, a full report."""

@@ -15,6 +15,8 @@ from experiment.results import Results
 from experiment.runner import run_cell
 from nomvm import free_port
 
+pytestmark = pytest.mark.unit
+
 
 class ScriptedDriver(GuestDriver):
     """Reads the provider's price at the start and end of each phase instead of loading."""

@@ -8,6 +8,7 @@ import pytest
 
 import kvmcost
 
+
 needs_qemu = pytest.mark.skipif(not os.access(kvmcost.QEMU, os.X_OK),
                                 reason=f"{kvmcost.QEMU} not built (make qemu-kvmcost)")
 
@@ -39,6 +40,7 @@ def start_qemu(tmp_path, cost_text=None, cost_file=None, extra=()):
 GOOD = "".join(f"{k} = {100 + i}\n" for i, k in enumerate(kvmcost.KINDS))
 
 
+@pytest.mark.boot
 @needs_qemu
 @pytest.mark.parametrize("text, message", [
     (None, "cannot read the cost file"),
@@ -57,6 +59,7 @@ def test_a_bad_cost_file_stops_qemu_at_start_with_the_reason(tmp_path, text, mes
     assert not (tmp_path / "ledger.json").exists()
 
 
+@pytest.mark.boot
 @needs_qemu
 @pytest.mark.parametrize("cost_file", [kvmcost.SKYLAKE, kvmcost.APICV],
                          ids=["skylake", "apicv"])
@@ -69,6 +72,7 @@ def test_qemu_charges_each_shipped_cost_file_as_written(guest, tmp_path, cost_fi
     assert {k: v["cost_ns"] for k, v in ledger["kinds"].items()} == file_costs(cost_file)
 
 
+@pytest.mark.boot
 @needs_qemu
 def test_the_dilation_option_scales_the_stall_and_not_the_cost(guest, tmp_path):
     ledger_path = tmp_path / "ledger.json"
@@ -83,6 +87,7 @@ def test_the_dilation_option_scales_the_stall_and_not_the_cost(guest, tmp_path):
     assert pio["stall_ns"] == pio["count"] * int(pio["cost_ns"] * 2.5 + 0.5)
 
 
+@pytest.mark.unit
 def test_build_without_the_qemu_source_package_names_the_fix(tmp_path):
     r = subprocess.run([os.path.join(kvmcost.HERE, "build.sh")], capture_output=True, text=True,
                        env=dict(os.environ, BUILD=str(tmp_path)), timeout=60)
@@ -90,6 +95,7 @@ def test_build_without_the_qemu_source_package_names_the_fix(tmp_path):
     assert "missing Debian source package qemu" in r.stderr and "tools/bootstrap.sh" in r.stderr
 
 
+@pytest.mark.unit
 def test_args_for_refuses_a_path_qemu_would_split():
     with pytest.raises(ValueError):
         kvmcost.args_for("/tmp/a,b.conf", "/tmp/ledger.json")
@@ -97,6 +103,7 @@ def test_args_for_refuses_a_path_qemu_would_split():
         "-kvmcost", "costs=/c.conf,ledger=/l.json,interval_ms=0,dilation=3.0"]
 
 
+@pytest.mark.unit
 def test_difference_is_per_kind_and_read_ledger_wants_every_kind(tmp_path):
     def ledger(n):
         return {"kinds": {k: {"count": n, "ns": 10 * n, "stall_ns": 20 * n, "cost_ns": 10}

@@ -5,6 +5,7 @@ import pytest
 from kvmcost import dilation
 
 
+@pytest.mark.boot
 def test_native_and_guest_mixes_compute_the_same_result():
     d = dilation.calibrate()
     assert d["check"] != 0
@@ -12,6 +13,7 @@ def test_native_and_guest_mixes_compute_the_same_result():
     assert d["native_ticks"] > 0 and d["tcg_ticks"] > 0
 
 
+@pytest.mark.unit
 def test_report_line_is_parsed_and_a_nondeterministic_mix_refused():
     assert dilation.parse_line("x\ncalib rounds=2 reps=7 min_ticks=40 check=9\n") == {
         "rounds": 2, "reps": 7, "min_ticks": 40, "check": 9}
@@ -21,6 +23,7 @@ def test_report_line_is_parsed_and_a_nondeterministic_mix_refused():
         dilation.parse_line("SeaBIOS")
 
 
+@pytest.mark.unit
 def test_instruction_estimate_is_native_rate_over_tcg_rate():
     # 2e9 instructions/s natively (2 GHz, CPI 1) over 1e8 under TCG: D = 20.
     assert dilation.from_instructions(5e7, 0.5, 2e9) == pytest.approx(20.0)
@@ -29,6 +32,7 @@ def test_instruction_estimate_is_native_rate_over_tcg_rate():
     assert dilation.from_instructions(5e7, 0.5, None) is None
 
 
+@pytest.mark.unit
 def test_host_clock_is_read_from_cpuinfo(tmp_path):
     p = tmp_path / "cpuinfo"
     p.write_text("processor\t: 0\ncpu MHz\t\t: 2596.142\n")

@@ -13,6 +13,8 @@ import pytest
 import kvmcost
 import nomvm
 
+pytestmark = pytest.mark.boot
+
 ROUNDS = 100  # exit_guest.c
 READY, GO = 0x52454459, 0x474F2121
 MEMORY_MB = 32

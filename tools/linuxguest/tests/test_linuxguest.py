@@ -14,6 +14,8 @@ import vmcounters
 from loadgen import apps
 from nomvm import Nic
 
+pytestmark = pytest.mark.boot
+
 MAC = "52:54:00:12:34:56"
 
 

@@ -10,6 +10,8 @@ from linuxguest.build import NHTTPD_LINUX
 from loadgen import apps
 from nomvm import Nic
 
+pytestmark = pytest.mark.boot
+
 
 @pytest.mark.skipif(not os.path.isfile(NHTTPD_LINUX), reason="nhttpd-linux not built")
 def test_nhttpd_serves_the_page_to_nomload(tmp_path):

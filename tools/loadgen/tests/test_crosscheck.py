@@ -30,6 +30,8 @@ import pytest
 import loadgen
 from loadgen import runners
 
+pytestmark = pytest.mark.slow
+
 NHTTPD_LINUX = os.path.join(runners.BUILD, "apps", "nhttpd", "nhttpd-linux")
 WWW = os.path.join(runners.BUILD, "apps", "nhttpd", "www")
 MC_PORT, WEB_PORT = 11211, 8080

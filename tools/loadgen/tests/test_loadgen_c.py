@@ -6,6 +6,8 @@ import pytest
 
 import loadgen
 
+pytestmark = pytest.mark.unit
+
 BIN = os.path.join(os.path.dirname(loadgen.NOMLOAD), "test_parsers")
 CASES = ["mc_value_reply", "mc_other_replies", "mc_request_mix", "http_framing",
          "stats_summary"]

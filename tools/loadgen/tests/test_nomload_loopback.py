@@ -30,6 +30,7 @@ def nomload(*args):
     return loadgen.parse_nomload(r.stdout)
 
 
+@pytest.mark.unit
 def test_memcached_many_connections_get_hits_after_preload(server):
     loadgen.build()
     port = free_port()
@@ -46,6 +47,7 @@ def test_memcached_many_connections_get_hits_after_preload(server):
     assert again["preload_sets"] == 0 and again["get_hits"] == again["gets"] > 0
 
 
+@pytest.mark.unit
 def test_netpipe_sessions_against_nptcp_receiver(server, tmp_path):
     loadgen.build()
     port = free_port()
@@ -59,6 +61,7 @@ def test_netpipe_sessions_against_nptcp_receiver(server, tmp_path):
     assert len(samples.read_text().split()) == r["requests"]
 
 
+@pytest.mark.slow
 def test_patched_nptcp_streams_on_loopback(tmp_path):
     """Unpatched, the transmitter ended with "Connection reset by peer" after a reset."""
     loadgen.build()

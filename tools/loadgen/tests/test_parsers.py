@@ -5,6 +5,8 @@ import pytest
 
 import loadgen
 
+pytestmark = pytest.mark.unit
+
 FIX = os.path.join(os.path.dirname(__file__), "fixtures")
 
 

@@ -10,6 +10,8 @@ import pytest
 
 import netlab
 
+pytestmark = pytest.mark.unit
+
 
 def alive(pid):
     try:

@@ -10,6 +10,8 @@ import pytest
 from nomrun import DEFAULT_NICS
 from nomvirt import domain
 
+pytestmark = pytest.mark.unit
+
 QEMU = "{%s}" % domain.QEMU_NS
 TOOLS = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -13,6 +13,8 @@ from nomvm.ports import free_port_shift
 from nomvirt.libvirtd import Libvirt, LibvirtUnavailable
 from nomvirt.nomdomain import NomDomain
 
+pytestmark = pytest.mark.boot
+
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__)))))
 ISO = os.path.join(TOP, "build", "nom.iso")

@@ -4,6 +4,8 @@ import pytest
 
 from nomvm import hostcases
 
+pytestmark = pytest.mark.unit
+
 PROGRAM = r"""
 #include <stdio.h>
 #include <string.h>

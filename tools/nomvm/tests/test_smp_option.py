@@ -2,8 +2,12 @@
 CF_PARALLEL, or TCG drops its memory barriers and virtio's event-index handshake loses
 notifications (tools/nomvm/vm.py, smp_option). The guest still sees one CPU: the kernel's
 boot test `test_every_cpu_comes_online_and_the_board_agrees[1]` checks that under this option."""
+import pytest
+
 from nomvm import VM
 from nomvm.vm import smp_option
+
+pytestmark = pytest.mark.unit
 
 
 def test_one_vcpu_under_tcg_allows_an_absent_second():

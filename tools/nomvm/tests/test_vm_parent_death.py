@@ -9,6 +9,8 @@ import time
 
 import pytest
 
+pytestmark = pytest.mark.boot
+
 # The child: starts a VM (paused with -S: no guest needed) from its main thread or from a
 # thread that ends at once, prints QEMU's PID, then waits to be killed.
 CHILD = """

@@ -9,6 +9,8 @@ import netlab
 from loadgen import apps
 from osvguest import build, images
 
+pytestmark = pytest.mark.unit
+
 
 def test_the_three_images_fill_the_experiments_three_osv_slots():
     import osvguest

@@ -12,6 +12,8 @@ from loadgen import apps
 from loadgen.parsers import parse_nptcp_stdout
 from nomvm import Nic
 
+pytestmark = pytest.mark.boot
+
 IMAGES = os.environ.get("NOM_OSV_IMAGE") or osvguest.DEFAULT_IMAGES
 MAC = "52:54:00:12:34:56"
 BOOT_TIMEOUT_S = 300  # OSv under TCG on a shared 2-core machine

@@ -11,6 +11,7 @@ from nomvm import Nic
 NIC = Nic(mac="52:54:00:12:34:56", backend="tap", tap="tap0")
 
 
+@pytest.mark.unit
 def test_without_an_image_every_app_is_not_run(tmp_path):
     nothing_built = str(tmp_path / "osv")
     reason = osvguest.unavailable(None, "memcached", default=nothing_built)
@@ -19,6 +20,7 @@ def test_without_an_image_every_app_is_not_run(tmp_path):
     assert "no OSv set-up" in osvguest.unavailable(str(tmp_path), "lighttpd")
 
 
+@pytest.mark.unit
 def test_images_built_into_the_default_folder_are_found_without_a_path(tmp_path):
     (tmp_path / "nginx.qcow2").write_bytes(b"")
     assert osvguest.unavailable(None, "nhttpd", default=str(tmp_path)) is None
@@ -27,11 +29,13 @@ def test_images_built_into_the_default_folder_are_found_without_a_path(tmp_path)
     assert osvguest.DEFAULT_IMAGES.endswith(os.path.join("build", "osv"))
 
 
+@pytest.mark.unit
 def test_netpipe_readiness_does_not_connect_to_the_one_session_receiver():
     assert osvguest.ready_probe("netpipe", "10.0.0.2")[0] == "ping"
     assert "/dev/tcp/10.0.0.2/11211" in osvguest.ready_probe("memcached", "10.0.0.2")[-1]
 
 
+@pytest.mark.unit
 def test_a_directory_of_images_is_searched_by_app(tmp_path):
     (tmp_path / "memcached.qcow2").write_bytes(b"")
     assert osvguest.unavailable(str(tmp_path), "memcached") is None
@@ -40,6 +44,7 @@ def test_a_directory_of_images_is_searched_by_app(tmp_path):
     assert osvguest.find_image(str(tmp_path), "nhttpd") == str(tmp_path / "lighttpd.img")
 
 
+@pytest.mark.unit
 def test_vm_has_the_same_nic_sizes_and_a_snapshot_disk(tmp_path):
     image = tmp_path / "memcached.qcow2"
     image.write_bytes(b"")
@@ -51,6 +56,7 @@ def test_vm_has_the_same_nic_sizes_and_a_snapshot_disk(tmp_path):
     assert "-kernel" not in vm.args
 
 
+@pytest.mark.unit
 def test_kernel_beside_the_images_boots_with_our_address(tmp_path):
     (tmp_path / "memcached.img").write_bytes(b"")
     (tmp_path / "kernel.elf").write_bytes(b"")
@@ -59,6 +65,7 @@ def test_kernel_beside_the_images_boots_with_our_address(tmp_path):
         f"--ip=eth0,{netlab.GUEST_IP},255.255.255.0 /memcached -u root -t 1"
 
 
+@pytest.mark.boot
 def test_wait_ready_reports_a_guest_that_ended(tmp_path):
     """A disk that boots nothing: QEMU ends (-no-reboot), wait_ready says so, in a lab."""
     (tmp_path / "memcached.raw").write_bytes(b"\0" * 512)

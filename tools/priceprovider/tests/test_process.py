@@ -10,6 +10,8 @@ import pytest
 from nomvm import free_port
 from priceprovider import process
 
+pytestmark = pytest.mark.unit
+
 
 def start(tmp_path, *args, **kwargs):
     log_path = tmp_path / "provider.log"

@@ -3,6 +3,8 @@ import pytest
 
 from priceprovider import DEFAULT, Schedule
 
+pytestmark = pytest.mark.unit
+
 
 def test_default_is_the_papers_one_then_ten_after_sixty_seconds():
     assert DEFAULT.steps == [(0.0, 1.0), (60.0, 10.0)]

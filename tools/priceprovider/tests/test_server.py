@@ -14,6 +14,8 @@ import pytest
 
 from priceprovider import PriceClock, PriceServer, Schedule
 
+pytestmark = pytest.mark.unit
+
 TOOLS = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 

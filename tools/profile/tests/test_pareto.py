@@ -3,6 +3,8 @@ import pytest
 
 import pareto
 
+pytestmark = pytest.mark.unit
+
 OBJ2 = (("t_gbps", "max"), ("latency_us", "min"))
 
 

@@ -10,6 +10,8 @@ import pytest
 import cgen  # tools/profile is on the import path (pytest.ini): its scripts import each other
 import profile_data
 
+pytestmark = pytest.mark.unit
+
 HERE = Path(__file__).resolve().parent
 PROFILE_DIR = HERE.parent
 TOP = PROFILE_DIR.parent.parent

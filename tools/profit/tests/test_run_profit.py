@@ -4,6 +4,8 @@ import pytest
 from priceprovider import Schedule
 from profit import Measurement, priced_pieces, run_profit
 
+pytestmark = pytest.mark.unit
+
 PAPER = Schedule.parse("0:1, 60:10")
 # many users for 60 s (1 Gbit/s, 400 us), then a single user for 60 s (0.5 Gbit/s, 100 us)
 RUN = [Measurement(0, 60, 1.0, 400.0, 0.0), Measurement(60, 120, 0.5, 100.0, 0.0)]

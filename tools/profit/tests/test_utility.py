@@ -6,6 +6,8 @@ import pytest
 from profit import (UtilityParams, gbps_of_ops, slo_violation_probability, utility,
                     utility_bonus, utility_penalty, utility_refund)
 
+pytestmark = pytest.mark.unit
+
 
 def test_penalty_without_slo_violation_is_throughput_times_margin():
     # sigma = 0 and L < L0: N = 0, U = T (alpha - P) = 2 (20 - 1)

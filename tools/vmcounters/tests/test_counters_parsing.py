@@ -8,6 +8,8 @@ import pytest
 
 import vmcounters
 
+pytestmark = pytest.mark.unit
+
 
 def test_insn_file_lines_parse_and_bad_sums_are_rejected():
     s = vmcounters.parse_insn_file("10 30 2 10 20\nfinal 20 31 2 11 20\n")

@@ -8,6 +8,8 @@ import pytest
 import vmcounters
 from vmcounters import guestprofile
 
+pytestmark = pytest.mark.boot
+
 OUT = os.path.dirname(vmcounters.PLUGIN)
 
 

@@ -3,7 +3,11 @@ guest (kick_guest.c) notifies virtio-net exactly 1000 times and takes no interru
 import os
 import subprocess
 
+import pytest
+
 import vmcounters
+
+pytestmark = pytest.mark.boot
 
 KICKS = 1000  # kick_guest.c
 GUEST = os.path.join(os.path.dirname(vmcounters.PLUGIN), "kick-guest.elf")

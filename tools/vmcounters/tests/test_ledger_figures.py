@@ -5,6 +5,8 @@ import pytest
 import kvmcost
 import vmcounters
 
+pytestmark = pytest.mark.unit
+
 
 def ledger(counts, costs=None, dilation=4.0):
     costs = costs or {}
