@@ -8,7 +8,11 @@ import signal
 import subprocess
 import time
 
+import pytest
+
 from loadgen.parsers import parse_nptcp_stdout
+
+pytestmark = pytest.mark.boot
 
 
 def completed(r):
