@@ -55,6 +55,8 @@ ALL_ENDED = r"nom: all applications ended"  # the kernel's last word when nothin
 # libnom/src/profit/README.md "Online mode").
 ADAPTIVE_MODE_ARGS = {"offline-profile": [], "online": ["--adapt-mode=online"]}
 NOT_WIRED = "nom's controller has no {} mode yet (issue 12; nom_driver.ADAPTIVE_MODE_ARGS)"
+NO_NETPIPE_PROFILE = ("NetPIPE has no offline profile: its controller learns online only "
+                      "(apps/netpipe/README.md)")
 
 
 class NomDriver(LabDriver):
@@ -72,6 +74,8 @@ class NomDriver(LabDriver):
         mode = variant.get("mode", "offline-profile")
         if variant["name"].startswith("adaptive") and mode not in ADAPTIVE_MODE_ARGS:
             return NOT_WIRED.format(mode)
+        if variant["name"].startswith("adaptive") and app == "netpipe" and mode != "online":
+            return NO_NETPIPE_PROFILE
         if variant["name"].startswith("adaptive") and not os.path.isfile(PRICED):
             return ("adaptive nom needs priced to see the price, and priced is not built "
                     f"({os.path.relpath(PRICED, TOP)})")
@@ -81,7 +85,7 @@ class NomDriver(LabDriver):
         elf, args = APPS[app][:2]
         if "w_us" in variant:  # undilated under the exit-cost model (LabDriver.guest_us)
             args = args + [f"--batching-delay={self.guest_us(variant['w_us']):g}"]
-        elif variant["name"].startswith("adaptive") and app != "netpipe":
+        elif variant["name"].startswith("adaptive"):
             # The controller (libnom/include/nom/adapt.h) picks W from the profile, the price and
             # the load; under the utility function the variant names (paper 6.5: penalty).
             args = args + ["--adapt", f"--utility={variant.get('utility', 'penalty')}",

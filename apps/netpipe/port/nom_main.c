@@ -9,13 +9,19 @@
  * any transmitter came (a bad option, a port in use) would fail the same way again: that
  * receiver stops. The application ends when every receiver has stopped, with the first non-zero
  * status (0 if none). Every run's end is one console line:
- * "NPtcp: receiver K: run N ended, status S". */
+ * "NPtcp: receiver K: run N ended, status S".
+ *
+ * Unless the command line fixes W (--batching-delay=US), the profit-maximizing controller runs
+ * (nom/adapt.h: --utility=, --adapt, --adapt-mode= leave argv there). NetPIPE has no offline
+ * profile (tools/profile measures request/response loads), so it learns W online from its own
+ * throughput and round trips (libnom/src/profit/README.md, "Online mode"). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
+#include <nom/adapt.h>
 #include <nom/net.h>
 
 #include "np_args.h"
@@ -77,13 +83,18 @@ static int serve_all(const struct np_cmdline *cmd)
 
 int main(int argc, char **argv)
 {
-    if (np_args_rewrite_batching_delay(argc, argv) != 0) {
+    int fixed_w = np_args_rewrite_batching_delay(argc, argv); /* the static variants */
+    if (fixed_w < 0) {
         np_say("NPtcp: out of memory reading the command line\n");
         return EX_OSERR;
     }
     int rc = nom_net_start(&argc, argv);
     if (rc != 0) {
         np_say("NPtcp: network start failed: %s\n", strerror(-rc));
+        return rc == -EINVAL ? EX_USAGE : EX_OSERR;
+    }
+    if (!fixed_w && (rc = nom_adapt_start(&argc, argv, NULL)) != 0) {
+        np_say("NPtcp: the controller did not start: %s\n", strerror(-rc));
         return rc == -EINVAL ? EX_USAGE : EX_OSERR;
     }
     struct np_cmdline cmd;

@@ -16,6 +16,7 @@
 int np_args_rewrite_batching_delay(int argc, char **argv)
 {
     size_t skip = strlen(COMMON_SPELLING);
+    int rewritten = 0;
     for (int i = 1; i < argc; i++) {
         if (strncmp(argv[i], COMMON_SPELLING, skip) != 0)
             continue;
@@ -25,8 +26,9 @@ int np_args_rewrite_batching_delay(int argc, char **argv)
             return -ENOMEM;
         snprintf(arg, len, "%s%s", NET_SPELLING, argv[i] + skip);
         argv[i] = arg; /* lives as long as argv: never freed */
+        rewritten++;
     }
-    return 0;
+    return rewritten;
 }
 
 /* The set that starts at argv[first] and ends before the next --and (or at argc), without

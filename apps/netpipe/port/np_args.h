@@ -30,7 +30,7 @@ struct np_cmdline {
 };
 
 /* Rewrites every --batching-delay=US of argv[1..argc) into --batching-delay-us=US (net/ checks
- * the value). Returns 0, or -ENOMEM. */
+ * the value). Returns how many it rewrote (W is fixed if any), or -ENOMEM. */
 int np_args_rewrite_batching_delay(int argc, char **argv);
 
 /* Splits argv (net/'s options already removed) into receivers at each --and and takes

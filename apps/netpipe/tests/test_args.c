@@ -85,7 +85,7 @@ static void empty_sets_are_refused(void)
 static void batching_delay_rewritten(void)
 {
     char *argv[] = {"NPtcp", "--batching-delay=20", "-P", "5002", "--batching-delay-us=5", NULL};
-    CHECK(np_args_rewrite_batching_delay(5, argv) == 0);
+    CHECK(np_args_rewrite_batching_delay(5, argv) == 1);
     CHECK(strcmp(argv[1], "--batching-delay-us=20") == 0);
     CHECK(strcmp(argv[2], "-P") == 0 && strcmp(argv[4], "--batching-delay-us=5") == 0);
     free(argv[1]);

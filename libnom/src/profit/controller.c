@@ -23,6 +23,7 @@ struct options {
     int adapt_given;
     long fixed_w_us; /* -1: adaptive */
     int online;      /* --adapt-mode=online */
+    int explicit_mode; /* --adapt-mode given */
 };
 
 static struct {
@@ -54,6 +55,7 @@ static int parse_one(const char *arg, struct options *o)
     if ((v = value_of(arg, "--utility")))
         return nom_utility_parse(v, &o->utility) == 0 ? 1 : -EINVAL;
     if ((v = value_of(arg, "--adapt-mode"))) {
+        o->explicit_mode = 1;
         o->online = strcmp(v, "online") == 0;
         return o->online || strcmp(v, "profile") == 0 ? 1 : -EINVAL;
     }
@@ -282,6 +284,8 @@ int nom_adapt_start(int *argc, char **argv, const struct nom_adapt_profile *prof
     if (ctl.st.started)
         return -EALREADY;
     int r = parse_options(argc, argv, &o);
+    if (prof == NULL && !o.explicit_mode && o.fixed_w_us < 0)
+        o.online = 1; /* no profile: learn (nom/adapt.h) */
     if (r == 0)
         r = check_start(prof, &o, stack);
     if (r == 0 && nom_price_subscribe(on_price, NULL) != 0) {
