@@ -99,3 +99,14 @@ def test_quiet_drops_netpipe_output_not_nom_lines(boot_nptcp):
     assert "NPtcp: receiver 1: stops" in log, log
     assert "Streaming in one direction only" not in log, log
     assert "NETPIPE USAGE" not in log, log
+
+
+def test_the_controller_learns_w_while_netpipe_serves(netpipe):
+    """NetPIPE has no offline profile, so its controller learns W online (nom/adapt.h, no
+    profile: online mode): it says so at start and, once ping-pong traffic has filled a window
+    of its own counters, explores another W within its budget (libnom/src/profit/README.md)."""
+    netpipe.vm.wait_for(r"learn: no offline profile: learning online from scratch", 60)
+    netpipe.vm.wait_for(r"adapt: W=\d+ us \(start online: load single", 60)
+    completed(netpipe.transmit("pingpong"))
+    m = netpipe.vm.wait_for(r"adapt: W=(\d+) us \((?:explore|learn): load \w+", 60)
+    print(f"\nNPtcp's controller moved W to {m.group(1)} us while serving")
