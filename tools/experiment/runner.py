@@ -208,6 +208,19 @@ def expected_to_run(osv_image):
     return runnable
 
 
+def osv_line(plan, osv_image, runnable):
+    """The one line that says OSv is not run and why, or None when it runs (or is not asked)."""
+    cells = [c for c in plan.cells() if c.guest == "osv"]
+    if not cells or any(runnable(c) for c in cells):
+        return None
+    try:
+        import osvguest
+        reason = osvguest.unavailable(osv_image, cells[0].app)
+    except Exception as e:  # the OSv tool itself cannot load
+        reason = f"tools/osvguest cannot load: {e}"
+    return f"experiment: OSv {reason or 'not run'}"
+
+
 def plan_listing(plan, cuts, runnable, budget_s):
     """The lines --plan prints: every pass and run, each cell with its estimate, the total."""
     lines = []
@@ -259,8 +272,9 @@ def main(argv=None):
     cuts = []
     if budget_s > 0:
         plan, cuts = plan.fit(budget_s, runnable)
+    osv = osv_line(plan, args.osv_image, runnable)
     if args.dry_run:
-        print("\n".join(plan_listing(plan, cuts, runnable, budget_s)))
+        print("\n".join(plan_listing(plan, cuts, runnable, budget_s) + ([osv] if osv else [])))
         return 0
     accel, reason = choose_accel()
     out = args.output or default_output()
@@ -273,9 +287,8 @@ def main(argv=None):
         print(f"experiment: cut to fit {budget_s / 3600:g} h: {c}", file=sys.stderr)
     guests = drivers.load(plan.guests, accel=accel, osv_image=args.osv_image,
                           price_port=plan.price_port)
-    if "osv" in guests and not any(runnable(c) for c in plan.cells() if c.guest == "osv"):
-        print(f"experiment: OSv not run: {guests['osv'].unavailable(plan.apps[0], {})}",
-              file=sys.stderr)
+    if osv:
+        print(osv, file=sys.stderr)
     total = sum(len(plan.schedule(p.runs)) for p, _ in passes)
     runnable_runs = sum(1 for p, _ in passes for _, cell in plan.schedule(p.runs)
                         if _can_run(guests[cell.guest], cell))

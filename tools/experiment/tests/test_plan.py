@@ -8,8 +8,6 @@ from experiment.plan import ADAPTIVE_MODES, OVERHEAD_S, Plan, quick_plan
 from experiment.nom_driver import ADAPTIVE_MODE_ARGS
 from experiment.runner import expected_to_run, main, parse_args, plan_of
 
-pytestmark = pytest.mark.unit
-
 
 def test_full_plan_has_every_app_guest_and_nom_variant():
     p = Plan()
@@ -128,6 +126,16 @@ def test_plan_flag_lists_every_run_and_the_total(capsys):
     assert out[0].startswith("pass kvmcost-skylake") and any(
         line.startswith("pass tcg-raw") for line in out)
     assert out[-1].startswith("18 runs of 120 s") and "estimated" in out[-1]
+
+
+def test_plan_says_in_one_line_that_osv_is_not_run(capsys, tmp_path):
+    assert main(["--plan", "--apps", "memcached", "--guests", "linux,osv", "--runs", "1",
+                 "--raw-runs", "0", "--osv-image", str(tmp_path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line for line in out if "OSv" in line] == [out[-1]]
+    assert out[-1].startswith("experiment: OSv not run: ") and str(tmp_path) in out[-1]
+    # the OSv cell is listed, and costs nothing: Linux's 120 s + its overhead only
+    assert out[-2].startswith("2 runs of 120 s") and "estimated 2m35s" in out[-2]
 
 
 def test_bad_plans_are_rejected():
