@@ -17,8 +17,6 @@ TROUBLE = re.compile(r"PANIC|nom: fault|nom: app \S+ (killed|exited)|assert", re
 NET_UP = r"net: \S+ gw \S+ \((static|dhcp)\)"  # nom_net_start's line, one per application
 BOOT_TIMEOUT_S = 240
 
-sys.path.insert(0, str(TOP / "tools"))
-
 
 def boot(lab, modules, nics, workdir, name):
     """Boots nom with modules [(elf, cmdline)] and nics inside lab; returns the VM once every

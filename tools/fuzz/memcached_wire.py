@@ -21,9 +21,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import guestlab  # noqa: E402
-from guestlab import BUILD, KERNEL, TROUBLE  # noqa: E402
+from fuzz import guestlab
+from fuzz.guestlab import BUILD, KERNEL, TROUBLE
 
 ELF = BUILD / "apps" / "memcached" / "memcached.elf"
 PORT = 11211

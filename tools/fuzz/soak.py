@@ -33,9 +33,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import guestlab  # noqa: E402
-from guestlab import BUILD, KERNEL, TROUBLE  # noqa: E402
+from fuzz import guestlab
+from fuzz.guestlab import BUILD, KERNEL, TROUBLE
 
 MEMCACHED = BUILD / "apps" / "memcached" / "memcached.elf"
 NHTTPD = BUILD / "apps" / "nhttpd" / "nhttpd.elf"

@@ -16,10 +16,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-TOP = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(TOP / "tools"))
-from nomvm import boot_apps  # noqa: E402
+from nomvm import boot_apps
 
+TOP = Path(__file__).resolve().parents[2]
 APPS = TOP / "build" / "apps" / "tests" / "kernel"
 
 
