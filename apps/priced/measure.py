@@ -1,6 +1,6 @@
 """How long from a provider price change to a subscriber seeing it (README.md "Measured").
 
-    python3 apps/priced/measure.py [--period-ms 1000 200] [--steps 10]
+    python3 apps/priced/measure.py [--period-ms 1000,200] [--steps 10]
 
 For each poll period: boots nom (TCG unless real KVM) with priced and pricewatch, a real
 tools/priceprovider on the host held at its first price; then, --steps times, waits a random
@@ -14,15 +14,14 @@ SIGUSR2 and times it:
 Prints one table row per period (median, mean, max, in ms) and, with --json, the raw samples."""
 import argparse
 import json
-import os
 import random
 import re
 import statistics
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "tests"))
-from priced_vm import PricedVM, Provider, built  # noqa: E402
+import toolflags
+from priced_vm import PricedVM, Provider, built
 
 
 def run(period_ms, steps):
@@ -55,7 +54,8 @@ def summary(xs):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--period-ms", type=int, nargs="+", default=[1000, 200])
+    p.add_argument("--period-ms", type=toolflags.int_list, default=[1000, 200],
+                   metavar="MS[,MS...]", help="priced's poll periods (default 1000,200)")
     p.add_argument("--steps", type=int, default=10)
     p.add_argument("--output", help="JSON of the raw samples")
     a = p.parse_args()

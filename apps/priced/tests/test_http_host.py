@@ -4,16 +4,15 @@ tools/priceprovider answer come through whole?"""
 import os
 import socket
 import subprocess
-import sys
 import threading
 import time
 
 import pytest
 
-pytestmark = pytest.mark.unit
+from nomvm import free_port
+from priced_vm import BUILD, FakeProvider, Provider, build_host
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from priced_vm import BUILD, FakeProvider, Provider, build_host, free_port  # noqa: E402
+pytestmark = pytest.mark.unit
 
 CLIENT = os.path.join(BUILD, "apps", "priced", "tests", "http_get_host")
 

@@ -9,15 +9,13 @@ import json
 import os
 import re
 import socket
-import sys
 import time
 import urllib.request
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nomvm import VM, Nic, make_iso  # noqa: E402
-from priced_vm import BUILD, KERNEL, PRICED, PRICED_NIC, FakeProvider, free_port  # noqa: E402
+from nomvm import VM, Nic, make_iso
+from priced_vm import BUILD, KERNEL, PRICED, PRICED_NIC, FakeProvider
 
 NHTTPD = os.path.join(BUILD, "apps", "nhttpd", "nhttpd.elf")
 MEMCACHED = os.path.join(BUILD, "apps", "memcached", "memcached.elf")

@@ -3,18 +3,13 @@ provider, does a subscriber hear of each change, and does bad input lose nothing
 the board is observed through pricewatch (tests/guest/pricewatch.c, a nom/price.h
 subscriber): each line it prints is one publication it was woken for, with the board's
 sequence, so a publication of a bad price would show up there as an extra sequence."""
-import os
 import re
-import sys
 import time
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nomvm import Nic  # noqa: E402
-from nomvm.session import boot_apps  # noqa: E402
-from priced_vm import (PRICED, PRICED_NIC, PRICEWATCH, FakeProvider, PricedVM,  # noqa: E402
-                       Provider, built, free_port)
+from nomvm import Nic, boot_apps, free_port
+from priced_vm import PRICED, PRICED_NIC, PRICEWATCH, FakeProvider, PricedVM, Provider, built
 
 pytestmark = [pytest.mark.boot,
               pytest.mark.skipif(not built(), reason="needs the kernel, priced.elf and "

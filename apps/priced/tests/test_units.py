@@ -1,16 +1,13 @@
 """priced's host unit tests (tests/unit/unit_tests.c, under ASan/UBSan): one pytest case per
 named C case. Each C case's question is the comment above it."""
 import os
-import sys
 
 import pytest
 
 from nomvm import hostcases
+from priced_vm import BUILD, build_host
 
 pytestmark = pytest.mark.unit
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from priced_vm import BUILD, build_host  # noqa: E402
 
 UNIT = os.path.join(BUILD, "apps", "priced", "tests", "unit_tests")
 

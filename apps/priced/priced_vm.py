@@ -12,12 +12,8 @@ import tempfile
 import threading
 import time
 
-from nomvm import VM, Nic, free_port, make_iso
+from nomvm import BUILD, KERNEL, TOP, VM, Nic, free_port, make_iso
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__)))))
-BUILD = os.path.join(TOP, "build")
-KERNEL = os.path.join(BUILD, "kernel", "nom.elf")
 PRICED = os.path.join(BUILD, "apps", "priced", "priced.elf")
 PRICEWATCH = os.path.join(BUILD, "apps", "priced", "tests", "pricewatch.elf")
 # The VM's only NIC is QEMU's PCI slot 1 on q35: bulletin-board index 1 (slot 0: host bridge).
