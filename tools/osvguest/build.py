@@ -26,10 +26,10 @@ import subprocess
 import sys
 import time
 
+from osvguest import images
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOLS = os.path.dirname(HERE)
-sys.path.insert(0, TOOLS)
-from osvguest import images  # noqa: E402
 
 TOP = os.path.dirname(TOOLS)
 BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
