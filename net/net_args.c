@@ -1,5 +1,5 @@
-/* net_args.c: parses --ip=A/N, --gw=A, --nic=N, --batching-delay-us=US and --idle-poll-us=US
- * (net_args.h). */
+/* net_args.c: parses --ip=A/N, --gw=A, --nic=N, --batching-delay-us=US, --idle-poll-us=US and
+ * --no-csum-offload (net_args.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +74,10 @@ static int parse_one(const char *arg, struct nom_net_config *cfg, int *nic)
         v = parse_number(arg + 15, 1000000);
         cfg->idle_poll_us = (int32_t)v;
         return v < 0 ? -EINVAL : 1;
+    }
+    if (strcmp(arg, "--no-csum-offload") == 0) {
+        cfg->no_csum_offload = 1;
+        return 1;
     }
     return 0;
 }

@@ -21,12 +21,13 @@ int nom_net_start(int *argc, char **argv)
 
     if (net_args_parse(argc, argv, &cfg, &nic) != 0) {
         printf("net: bad option (use --ip=A.B.C.D/N --gw=A.B.C.D --nic=N "
-               "--batching-delay-us=US --idle-poll-us=US)\n");
+               "--batching-delay-us=US --idle-poll-us=US --no-csum-offload)\n");
         return -EINVAL;
     }
     if (cfg.idle_poll_us >= 0)
         nom_sched_set_idle_poll_us((uint64_t)cfg.idle_poll_us);
     vcfg.batching_delay_us = cfg.batching_delay_us;
+    vcfg.no_csum_offload = cfg.no_csum_offload;
     r = vnet_nom_open(&dev, nic, &vcfg);
     if (r != 0) {
         printf("net: no virtio-net NIC (driver error %d)\n", r);

@@ -14,6 +14,11 @@
  * Receive: the driver lends frames only for the callback, so each is copied once into a pbuf
  * from lwIP's pool (copy here because a pbuf over a ring buffer would keep the ring slot
  * until the application reads: a window of unread data would starve the ring).
+ * Checksums (virtio 5.1.6.2, 5.1.6.4): when the device offloads them, lwIP computes no TCP/UDP
+ * checksum on transmit (the netif's NETIF_CHECKSUM_GEN_TCP/UDP are off) and tx_csum_of() asks
+ * the device for it with the pseudo header's sum; on receive, lwIP's TCP/UDP check is switched
+ * off for just the frames the device vouches for (ethernet_input runs each frame to completion
+ * before the next: NO_SYS=1).
  */
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +26,9 @@
 #include "lwip/etharp.h"
 #include "lwip/pbuf.h"
 #include "lwip/priv/tcp_priv.h"
+#include "lwip/prot/ethernet.h"
+#include "lwip/prot/ip.h"
+#include "lwip/prot/ip4.h"
 #include "netif/ethernet.h"
 
 #include "arch/cc.h"
@@ -60,13 +68,69 @@ static int tx_gather(struct pbuf *p, struct vnet_iov *iov, uint8_t *bounce)
     return (int)n;
 }
 
+/* The folded, uncomplemented sum of an IPv4 TCP/UDP pseudo header (RFC 793 3.1, RFC 768), as
+ * the checksum field holds it before the device adds the segment (virtio 5.1.6.2). */
+static u16_t pseudo_header_sum(const u8_t *ip, u8_t proto, u16_t l4_len)
+{
+    u32_t acc = (u32_t)proto + l4_len;
+    for (int i = 12; i < 20; i += 2) /* source and destination addresses */
+        acc += (u32_t)ip[i] << 8 | ip[i + 1];
+    acc = (acc >> 16) + (acc & 0xffff);
+    acc = (acc >> 16) + (acc & 0xffff);
+    return lwip_htons((u16_t)acc);
+}
+
+/* Fills *csum for an unfragmented IPv4 TCP or UDP frame, whose checksum lwIP left to the
+ * device (the netif's GEN_TCP/UDP are off); returns 0 for any other frame (ARP, ICMP: lwIP
+ * summed them; a UDP fragment: its checksum stays 0, "none", RFC 768). The Ethernet header
+ * and the IP header's first 20 bytes are read where lwIP built them, in the first pbuf, or
+ * from a copy if it is shorter. */
+static int tx_csum_of(struct pbuf *p, struct vnet_tx_csum *csum)
+{
+    u8_t copy[SIZEOF_ETH_HDR + IP_HLEN];
+    const u8_t *eth = p->payload, *ip;
+    if (p->tot_len < sizeof copy)
+        return 0;
+    if (p->len < sizeof copy) {
+        pbuf_copy_partial(p, copy, sizeof copy, 0);
+        eth = copy;
+    }
+    ip = eth + SIZEOF_ETH_HDR;
+    if (eth[12] != 0x08 || eth[13] != 0x00
+        || ip[0] >> 4 != 4 || (ip[6] & 0x3f) != 0 || ip[7] != 0) /* version, MF, offset */
+        return 0;
+    u16_t ihl = (u16_t)((ip[0] & 0x0f) * 4), total = (u16_t)(ip[2] << 8 | ip[3]);
+    if (ip[9] == IP_PROTO_TCP)
+        csum->offset = 16;
+    else if (ip[9] == IP_PROTO_UDP)
+        csum->offset = 6;
+    else
+        return 0;
+    if (ihl < IP_HLEN || total < ihl + csum->offset + 2u || SIZEOF_ETH_HDR + total > p->tot_len)
+        return 0;
+    csum->start = (u16_t)(SIZEOF_ETH_HDR + ihl);
+    csum->pseudo = pseudo_header_sum(ip, ip[9], (u16_t)(total - ihl));
+    return 1;
+}
+
 /* One frame to the driver: 0, -VNET_EAGAIN (ring full), or another driver error. */
 static int tx_enqueue(struct netif *netif, struct pbuf *p)
 {
     static uint8_t bounce[VNET_MTU_FRAME];
     struct vnet_iov iov[VNET_TX_IOV_MAX];
+    struct vnet_tx_csum csum;
     int n = tx_gather(p, iov, bounce);
-    return vnet_tx_enqueue(netif->state, iov, (unsigned)n);
+    int offload = (vnet_offloads(netif->state) & VNET_OFFLOAD_TX_CSUM) && tx_csum_of(p, &csum);
+    return vnet_tx_enqueue_csum(netif->state, iov, (unsigned)n, offload ? &csum : NULL);
+}
+
+/* lwIP checks this frame's TCP/UDP checksum unless the device vouched for it. */
+static void rx_check_csum(struct netif *netif, const struct vnet_rx_frame *frame)
+{
+    u16_t flags = netif->chksum_flags | NETIF_CHECKSUM_CHECK_TCP | NETIF_CHECKSUM_CHECK_UDP;
+    if (frame->flags & VNET_RX_CSUM_OK)
+        flags &= (u16_t)~(NETIF_CHECKSUM_CHECK_TCP | NETIF_CHECKSUM_CHECK_UDP);
+    NETIF_SET_CHECKSUM_CTRL(netif, flags);
 }
 
 static err_t netif_virtio_linkoutput(struct netif *netif, struct pbuf *p)
@@ -129,6 +193,7 @@ void netif_virtio_rx(void *arg, const struct vnet_rx_frame *frames, unsigned cou
             continue;
         }
         pbuf_take(p, frames[i].data, (u16_t)frames[i].len);
+        rx_check_csum(netif, &frames[i]);
         if (netif->input(p, netif) != ERR_OK)
             pbuf_free(p);
     }
@@ -158,6 +223,12 @@ err_t netif_virtio_init(struct netif *netif)
     if (memcmp(netif->hwaddr, zero, 6) == 0)
         pick_mac(netif->hwaddr);
     netif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET;
+    if (vnet_offloads(dev) & VNET_OFFLOAD_TX_CSUM) /* the device sums TCP and UDP: tx_csum_of */
+        NETIF_SET_CHECKSUM_CTRL(netif, NETIF_CHECKSUM_ENABLE_ALL
+                                & ~(NETIF_CHECKSUM_GEN_TCP | NETIF_CHECKSUM_GEN_UDP));
+    printf("net: checksum offload tx %s, rx %s\n", /* what the NIC agreed to, for the log */
+           vnet_offloads(dev) & VNET_OFFLOAD_TX_CSUM ? "on" : "off",
+           vnet_offloads(dev) & VNET_OFFLOAD_RX_CSUM ? "on" : "off");
     if (vnet_link_up(dev) == 1)
         netif->flags |= NETIF_FLAG_LINK_UP;
     return ERR_OK;

@@ -237,7 +237,8 @@ void sim_init(struct sim *s, uint16_t qmax)
     *s = (struct sim){
         .offered = 1ull << VIRTIO_F_VERSION_1 | 1ull << VIRTIO_NET_F_MAC
                    | 1ull << VIRTIO_NET_F_STATUS | 1ull << VIRTIO_RING_F_EVENT_IDX
-                   | 1ull << VIRTIO_NET_F_CSUM | 1ull << VIRTIO_NET_F_MRG_RXBUF
+                   | 1ull << VIRTIO_NET_F_CSUM | 1ull << VIRTIO_NET_F_GUEST_CSUM
+                   | 1ull << VIRTIO_NET_F_MRG_RXBUF
                    | 1ull << VIRTIO_NET_F_GUEST_TSO4 | 1ull << VIRTIO_NET_F_CTRL_VQ,
         .msix_entries = 2, .numq = 3, /* rx, tx, control */
         .mac = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 },
@@ -350,7 +351,7 @@ bool sim_rx_frame(struct sim *s, const void *frame, uint32_t len)
     if (!sim_take(s, SIM_RXQ, &id))
         return false;
     uint8_t *buf = sim_buf(s, SIM_RXQ, id, &cap);
-    struct virtio_net_hdr_v1 hdr = { .num_buffers = 1 };
+    struct virtio_net_hdr_v1 hdr = { .flags = s->rx_hdr_flags, .num_buffers = 1 };
     memcpy(buf, &hdr, sizeof hdr);
     memcpy(buf + sizeof hdr, frame, len);
     sim_used(s, SIM_RXQ, id, (uint32_t)sizeof hdr + len);

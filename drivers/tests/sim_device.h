@@ -42,10 +42,12 @@ struct sim {
     long live_allocs;            /* DMA blocks not yet freed */
     bool notify_on_drain;        /* set avail_event after taking entries (QEMU waits this way) */
     bool stuck_reset;            /* status never reads back 0 */
+    uint8_t rx_hdr_flags;        /* virtio_net_hdr flags sim_rx_frame writes (5.1.6.4) */
     unsigned resets;
 };
 
-/* A device offering VERSION_1, MAC, STATUS, EVENT_IDX and offloads the driver must refuse,
+/* A device offering VERSION_1, MAC, STATUS, EVENT_IDX, CSUM, GUEST_CSUM and offloads the driver
+ * must refuse,
  * queue size max `qmax`, MSI-X with 2 entries, irq_attach working. */
 void sim_init(struct sim *s, uint16_t qmax);
 /* Leaves the platform without irq_attach (poll-only driver). */

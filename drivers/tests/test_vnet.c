@@ -62,7 +62,7 @@ static uint8_t *frame_of(uint8_t tag)
 static struct {
     unsigned calls, frames;
     uint8_t tags[4096];
-    uint32_t lens[4096];
+    uint32_t lens[4096], flags[4096];
 } seen;
 
 static void record(void *arg, const struct vnet_rx_frame *frames, unsigned count)
@@ -72,6 +72,7 @@ static void record(void *arg, const struct vnet_rx_frame *frames, unsigned count
     for (unsigned i = 0; i < count; i++) {
         seen.tags[seen.frames % 4096] = frames[i].data[0];
         seen.lens[seen.frames % 4096] = frames[i].len;
+        seen.flags[seen.frames % 4096] = frames[i].flags;
         seen.frames++;
     }
 }
@@ -89,13 +90,16 @@ static int send(struct vnet *dev, uint8_t tag)
 
 /* ---- initialization and release ------------------------------------------------------- */
 
-/* Does open negotiate exactly VERSION_1, MAC, STATUS and EVENT_IDX, refusing offloads, and
- * leave the device live with a full receive ring and only the receive queue on MSI-X? */
+/* Does open negotiate exactly VERSION_1, MAC, STATUS, EVENT_IDX and the checksum offloads,
+ * refusing the rest (TSO, mergeable buffers, control queue), and leave the device live with a
+ * full receive ring and only the receive queue on MSI-X? */
 static void open_negotiates_features(void)
 {
     struct vnet *dev = start(0, 0);
     CHECK(vnet_features(dev) == (1ull << VIRTIO_F_VERSION_1 | 1ull << VIRTIO_NET_F_MAC
-                                 | 1ull << VIRTIO_NET_F_STATUS | 1ull << VIRTIO_RING_F_EVENT_IDX));
+                                 | 1ull << VIRTIO_NET_F_STATUS | 1ull << VIRTIO_RING_F_EVENT_IDX
+                                 | 1ull << VIRTIO_NET_F_CSUM | 1ull << VIRTIO_NET_F_GUEST_CSUM));
+    CHECK(vnet_offloads(dev) == (VNET_OFFLOAD_TX_CSUM | VNET_OFFLOAD_RX_CSUM));
     CHECK(sim.status == (VIRTIO_CONFIG_S_ACKNOWLEDGE | VIRTIO_CONFIG_S_DRIVER
                          | VIRTIO_CONFIG_S_FEATURES_OK | VIRTIO_CONFIG_S_DRIVER_OK));
     CHECK(sim.q[SIM_RXQ].enabled && sim.q[SIM_TXQ].enabled);
@@ -354,6 +358,78 @@ static void tx_rejects_bad_frames(void)
     iov[0].len = VNET_MTU_FRAME;
     CHECK(vnet_tx_enqueue(dev, iov, 1) == 0);
     CHECK(sim_avail_count(&sim, SIM_TXQ) == 2);
+    finish(dev);
+}
+
+/* ---- checksum offload (5.1.6.2, 5.1.6.4) ---------------------------------------------- */
+
+/* A 60-byte frame and a checksum left to the device at bytes 50-51 (TCP's place behind
+ * Ethernet and a 20-byte IP header: start 34, offset 16). */
+static const struct vnet_tx_csum tcp_csum = { .start = 34, .offset = 16, .pseudo = 0xbeef };
+
+/* With the offload, does the device see NEEDS_CSUM, where to sum and where to put it, and the
+ * pseudo header's sum in the field; a frame without one a zeroed header; and is a field
+ * outside the frame refused? */
+static void tx_csum_fills_the_header(void)
+{
+    struct vnet *dev = start(8, 0);
+    const uint8_t *frame = frame_of(7);
+    struct vnet_iov iov = { frame, 60 };
+    CHECK(vnet_tx_enqueue_csum(dev, &iov, 1, &tcp_csum) == 0);
+    CHECK(vnet_tx_enqueue_csum(dev, &iov, 1, NULL) == 0);
+    struct vnet_tx_csum outside = { .start = 50, .offset = 9 };
+    CHECK(vnet_tx_enqueue_csum(dev, &iov, 1, &outside) == -VNET_EINVAL);
+    uint16_t id, field;
+    uint32_t len;
+    CHECK(sim_take(&sim, SIM_TXQ, &id));
+    uint8_t *buf = sim_buf(&sim, SIM_TXQ, id, &len);
+    struct virtio_net_hdr_v1 hdr;
+    memcpy(&hdr, buf, sizeof hdr);
+    CHECK(hdr.flags == VIRTIO_NET_HDR_F_NEEDS_CSUM && hdr.gso_type == VIRTIO_NET_HDR_GSO_NONE);
+    CHECK(hdr.csum_start == 34 && hdr.csum_offset == 16);
+    memcpy(&field, buf + HDR + 50, 2);
+    CHECK(field == 0xbeef && buf[HDR + 49] == 7 && buf[HDR + 52] == 7 && len == HDR + 60);
+    CHECK(frame[50] == 7 && frame[51] == 7); /* the caller's frame is not written */
+    CHECK(sim_take(&sim, SIM_TXQ, &id));
+    buf = sim_buf(&sim, SIM_TXQ, id, &len);
+    for (uint32_t i = 0; i < HDR; i++)
+        CHECK(buf[i] == 0);
+    finish(dev);
+}
+
+/* Does a received frame say the device vouches for its checksum exactly when the header says
+ * DATA_VALID or NEEDS_CSUM? */
+static void rx_csum_flags_reach_the_callback(void)
+{
+    struct vnet *dev = start(16, 0);
+    memset(&seen, 0, sizeof seen);
+    const uint8_t flags[3] = { VIRTIO_NET_HDR_F_DATA_VALID, VIRTIO_NET_HDR_F_NEEDS_CSUM, 0 };
+    for (int i = 0; i < 3; i++) {
+        sim.rx_hdr_flags = flags[i];
+        CHECK(sim_rx_frame(&sim, frame_of((uint8_t)i), 60));
+    }
+    CHECK(poll(dev) == 3);
+    CHECK(seen.flags[0] == VNET_RX_CSUM_OK && seen.flags[1] == VNET_RX_CSUM_OK);
+    CHECK(seen.flags[2] == 0);
+    finish(dev);
+}
+
+/* With the offload turned off (the driver parameter), is neither CSUM nor GUEST_CSUM
+ * negotiated, a checksum request refused, and a device's word on received frames ignored? */
+static void csum_offload_off_negotiates_neither(void)
+{
+    sim_init(&sim, 256);
+    struct vnet *dev = NULL;
+    struct vnet_config cfg = { .queue_size = 16, .no_csum_offload = 1 };
+    CHECK(vnet_open(&dev, &sim.plat, &cfg) == 0);
+    CHECK(!(sim.accepted & (1ull << VIRTIO_NET_F_CSUM | 1ull << VIRTIO_NET_F_GUEST_CSUM)));
+    CHECK(vnet_offloads(dev) == 0);
+    struct vnet_iov iov = { frame_of(1), 60 };
+    CHECK(vnet_tx_enqueue_csum(dev, &iov, 1, &tcp_csum) == -VNET_EINVAL);
+    memset(&seen, 0, sizeof seen);
+    sim.rx_hdr_flags = VIRTIO_NET_HDR_F_DATA_VALID; /* a device that says it anyway */
+    CHECK(sim_rx_frame(&sim, frame_of(2), 60));
+    CHECK(poll(dev) == 1 && seen.flags[0] == 0);
     finish(dev);
 }
 
@@ -715,6 +791,9 @@ static const struct {
     CASE(tx_gathers_pieces_behind_zero_header),
     CASE(tx_rejects_bad_frames),
     CASE(tx_ignores_bad_completions),
+    CASE(tx_csum_fills_the_header),
+    CASE(rx_csum_flags_reach_the_callback),
+    CASE(csum_offload_off_negotiates_neither),
     CASE(rx_batching_w0),
     CASE(rx_batching_w10),
     CASE(rx_batching_w40),

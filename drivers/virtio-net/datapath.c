@@ -110,24 +110,43 @@ static size_t iov_total(const struct vnet_iov *iov, unsigned iovcnt)
     return total;
 }
 
-/* Copies the frame behind a zeroed virtio-net header: no offloads, GSO_NONE (5.1.6.2). */
-static uint32_t fill_tx_buffer(uint8_t *buf, const struct vnet_iov *iov, unsigned iovcnt)
+/* Copies the frame behind its virtio-net header, GSO_NONE (5.1.6.2): zeroed, or with a
+ * checksum left to the device: NEEDS_CSUM, where it starts and lies, and the pseudo header's
+ * sum in the field (in our copy: the caller's frame is not written). */
+static uint32_t fill_tx_buffer(uint8_t *buf, const struct vnet_iov *iov, unsigned iovcnt,
+                               const struct vnet_tx_csum *csum)
 {
+    struct virtio_net_hdr_v1 *hdr = (struct virtio_net_hdr_v1 *)buf;
     __builtin_memset(buf, 0, VNET_HDR_LEN);
     uint32_t at = VNET_HDR_LEN;
     for (unsigned i = 0; i < iovcnt; i++) {
         __builtin_memcpy(buf + at, iov[i].base, iov[i].len);
         at += (uint32_t)iov[i].len;
     }
+    if (csum) {
+        hdr->flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+        hdr->csum_start = csum->start;
+        hdr->csum_offset = csum->offset;
+        __builtin_memcpy(buf + VNET_HDR_LEN + csum->start + csum->offset, &csum->pseudo, 2);
+    }
     return at;
 }
 
 int vnet_tx_enqueue(struct vnet *dev, const struct vnet_iov *iov, unsigned iovcnt)
 {
+    return vnet_tx_enqueue_csum(dev, iov, iovcnt, NULL);
+}
+
+int vnet_tx_enqueue_csum(struct vnet *dev, const struct vnet_iov *iov, unsigned iovcnt,
+                         const struct vnet_tx_csum *csum)
+{
     if (dev->broken)
         return -VNET_EIO;
     size_t len = iovcnt && iovcnt <= VNET_TX_IOV_MAX ? iov_total(iov, iovcnt) : 0;
     if (len == 0 || len > VNET_MTU_FRAME)
+        return -VNET_EINVAL;
+    if (csum && (!(vnet_offloads(dev) & VNET_OFFLOAD_TX_CSUM)
+                 || (size_t)csum->start + csum->offset + 2 > len))
         return -VNET_EINVAL;
     /* Reap only when out of descriptors: reading used->idx touches a line the device writes. */
     if (dev->tx.nfree == 0 && reap_tx(dev))
@@ -139,7 +158,7 @@ int vnet_tx_enqueue(struct vnet *dev, const struct vnet_iov *iov, unsigned iovcn
         return -VNET_EAGAIN;
     }
     uint64_t off = (uint64_t)id * VNET_BUF_SIZE;
-    uint32_t used = fill_tx_buffer(dev->tx_buf + off, iov, iovcnt);
+    uint32_t used = fill_tx_buffer(dev->tx_buf + off, iov, iovcnt, csum);
     if (virtq_pending(&dev->tx) == 0)
         dev->tx_oldest_tsc = vnet_now(dev);
     virtq_add(&dev->tx, (uint16_t)id, dev->tx_buf_phys + off, used, 0);
@@ -195,6 +214,18 @@ static int harvest_rx(struct vnet *dev, uint64_t now)
     return added;
 }
 
+/* VNET_RX_CSUM_OK if the device vouches for the frame's checksum (5.1.6.4): DATA_VALID, or
+ * NEEDS_CSUM (a partial checksum from a sender on the host: the data is intact, the field
+ * holds only the pseudo header's sum). Trusted only when GUEST_CSUM was negotiated. */
+static uint32_t rx_flags(const struct vnet *dev, const uint8_t *buf)
+{
+    const struct virtio_net_hdr_v1 *hdr = (const struct virtio_net_hdr_v1 *)buf;
+    if (!(dev->features >> VIRTIO_NET_F_GUEST_CSUM & 1))
+        return 0;
+    return hdr->flags & (VIRTIO_NET_HDR_F_DATA_VALID | VIRTIO_NET_HDR_F_NEEDS_CSUM)
+           ? VNET_RX_CSUM_OK : 0;
+}
+
 /* Hands the held frames to cb: all in one call, or one per call for W = 0 (each frame runs to
  * completion before the next), then gives their buffers back to the device. */
 static int deliver_rx(struct vnet *dev, vnet_rx_fn cb, void *arg)
@@ -203,9 +234,10 @@ static int deliver_rx(struct vnet *dev, vnet_rx_fn cb, void *arg)
     if (n)
         count_late(dev, dev->st.rx_late_hist, dev->rx_oldest_tsc);
     for (uint16_t i = 0; i < n; i++) {
-        dev->frames[i].data = dev->rx_buf + (uint64_t)dev->held_id[i] * VNET_BUF_SIZE
-                              + VNET_HDR_LEN;
+        const uint8_t *buf = dev->rx_buf + (uint64_t)dev->held_id[i] * VNET_BUF_SIZE;
+        dev->frames[i].data = buf + VNET_HDR_LEN;
         dev->frames[i].len = dev->held_len[i];
+        dev->frames[i].flags = rx_flags(dev, buf);
         dev->st.rx_bytes += dev->held_len[i];
     }
     if (dev->w_us == 0) {

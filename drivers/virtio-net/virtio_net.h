@@ -52,6 +52,13 @@
  * never pinned for W µs or until the device completes. Received frames are lent to the callback
  * and valid only until it returns; their buffers then go back to the device.
  *
+ * Checksum offload (spec 5.1.6.2, 5.1.6.4; off with vnet_config.no_csum_offload): when the
+ * device offers VIRTIO_NET_F_CSUM the caller may leave a TCP/UDP checksum to the device
+ * (vnet_tx_enqueue_csum); when it offers VIRTIO_NET_F_GUEST_CSUM, received frames whose
+ * checksum the device vouches for (DATA_VALID, or NEEDS_CSUM: a local sender's partial
+ * checksum, its data intact) say so (VNET_RX_CSUM_OK) and the caller need not check them;
+ * other frames it must check as usual. vnet_offloads() says what was negotiated.
+ *
  * Errors are negative `enum vnet_error` values; 0 (or a count) is success.
  */
 #ifndef NOM_DRIVERS_VIRTIO_NET_H
@@ -108,6 +115,7 @@ struct vnet_platform {
 struct vnet_config {
     uint16_t queue_size;         /* per virtqueue, power of two; 0: VNET_DEFAULT_QUEUE_SIZE */
     uint32_t batching_delay_us;  /* initial W, see vnet_set_batching_delay_us() */
+    uint8_t no_csum_offload;     /* 1: negotiate neither VIRTIO_NET_F_CSUM nor GUEST_CSUM */
 };
 
 /* Counters: monotonic since vnet_open(). A "batch" is one hand-over: one vnet_tx flush that
@@ -138,9 +146,11 @@ struct vnet_stats {
 };
 
 /* One received frame, lent to the callback (see "Buffers" above). */
+#define VNET_RX_CSUM_OK 1u /* the device vouches for its TCP/UDP checksum (see "Checksum offload") */
 struct vnet_rx_frame {
     const uint8_t *data; /* Ethernet header first; the virtio-net header is stripped */
     uint32_t len;
+    uint32_t flags;      /* VNET_RX_CSUM_OK or 0 */
 };
 
 /* Receives `count` >= 1 frames in arrival order. It must not call vnet_poll(), vnet_rx_flush()
@@ -153,10 +163,19 @@ struct vnet_iov {
     size_t len;
 };
 
+/* A checksum left to the device (spec 5.1.6.2): it sums the frame from byte `start` (counted
+ * from the Ethernet header) to its end and stores the result at start + offset, where the
+ * driver first puts `pseudo`, the caller's folded, uncomplemented sum of the TCP/UDP pseudo
+ * header (as it would lie in the packet, network byte order). */
+struct vnet_tx_csum {
+    uint16_t start, offset;
+    uint16_t pseudo;
+};
+
 struct vnet;
 
-/* Resets and initializes the device (spec 3.1.1), negotiating VERSION_1 (required), MAC, STATUS
- * and EVENT_IDX (used when offered), sets up both virtqueues, fills the receive ring and sets
+/* Resets and initializes the device (spec 3.1.1), negotiating VERSION_1 (required), MAC, STATUS,
+ * EVENT_IDX and, unless cfg->no_csum_offload, CSUM and GUEST_CSUM (used when offered), sets up both virtqueues, fills the receive ring and sets
  * DRIVER_OK. cfg may be NULL (defaults). Errors: -VNET_ENODEV, -VNET_ENOTSUP, -VNET_ENOMEM,
  * -VNET_EINVAL (queue_size not a power of two or W above VNET_MAX_BATCHING_DELAY_US),
  * -VNET_EIO (device failed to reset or to accept the queues). On error nothing stays allocated
@@ -173,6 +192,13 @@ void vnet_close(struct vnet *dev);
  * -VNET_EAGAIN (no free descriptor even after reaping completions; the held batch is flushed
  * so the ring drains; counted in tx_ring_full), -VNET_EIO. */
 int vnet_tx_enqueue(struct vnet *dev, const struct vnet_iov *iov, unsigned iovcnt);
+
+/* vnet_tx_enqueue() with the frame's checksum left to the device (csum, see struct
+ * vnet_tx_csum; NULL: none). Errors: those of vnet_tx_enqueue(), and -VNET_EINVAL if csum is
+ * given without VNET_OFFLOAD_TX_CSUM or its field (start + offset, 2 bytes) lies outside the
+ * frame. */
+int vnet_tx_enqueue_csum(struct vnet *dev, const struct vnet_iov *iov, unsigned iovcnt,
+                         const struct vnet_tx_csum *csum);
 
 /* Ends one batch of the stack: hands the held frames to the device now if W = 0 or the oldest
  * has waited W µs, else leaves them for vnet_poll() by vnet_next_deadline(). Returns the number
@@ -236,5 +262,12 @@ void vnet_stats(const struct vnet *dev, struct vnet_stats *out);
 
 /* Features the device and driver agreed on (spec 2.2 bit numbers), for reports. */
 uint64_t vnet_features(const struct vnet *dev);
+
+/* The checksum offloads negotiated: VNET_OFFLOAD_TX_CSUM (VIRTIO_NET_F_CSUM: the device sums
+ * what vnet_tx_enqueue_csum leaves to it) and VNET_OFFLOAD_RX_CSUM (VIRTIO_NET_F_GUEST_CSUM:
+ * received frames may carry VNET_RX_CSUM_OK). */
+#define VNET_OFFLOAD_TX_CSUM 1u
+#define VNET_OFFLOAD_RX_CSUM 2u
+unsigned vnet_offloads(const struct vnet *dev);
 
 #endif /* NOM_DRIVERS_VIRTIO_NET_H */

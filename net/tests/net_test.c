@@ -43,6 +43,10 @@ static const char *case_name;
 static struct vnet *my_dev;
 static int my_wire;
 static unsigned ring_size = 256; /* of both machines' fake NICs */
+/* Checksum offload of machine 1 and 2's fake NICs (fake_vnet_offload), and whether machine
+ * 1's leaves its checksums partial. */
+static unsigned offloads[3];
+static int partial_1;
 
 static void fail(const char *fmt, ...)
 {
@@ -68,6 +72,7 @@ static void machine_up(int wire, int idx, uint32_t w_us, int dhcp)
     struct nom_net_config cfg = { 0 };
     my_wire = wire;
     my_dev = fake_vnet_open(wire, mac, ring_size);
+    fake_vnet_offload(my_dev, offloads[idx], idx == 1 && partial_1);
     fake_sched_watch(wire);
     if (!dhcp) {
         cfg.ip = addr_of(idx);
@@ -677,6 +682,33 @@ static void udp_client(void)
 
 static void case_udp_echo(void) { run_pair(udp_client, udp_server, 1, 0, 0); }
 
+/* ---- checksum offload: the netif leaves TCP/UDP sums to the device and skips checking what
+ * it vouches for; data intact both ways (virtio 5.1.6.2, 5.1.6.4) ---- */
+
+/* Machine 1 offloads both ways; machine 2 checks every sum in software, so a wrong pseudo
+ * header sum, start or offset from machine 1 loses its frames and the transfer fails. */
+static void case_tcp_transfer_csum_offload(void)
+{
+    offloads[1] = VNET_OFFLOAD_TX_CSUM | VNET_OFFLOAD_RX_CSUM;
+    run_pair(transfer_sender, transfer_receiver, 1, 0, 0);
+}
+
+static void case_udp_echo_csum_offload(void)
+{
+    offloads[1] = VNET_OFFLOAD_TX_CSUM | VNET_OFFLOAD_RX_CSUM;
+    run_pair(udp_client, udp_server, 1, 0, 0);
+}
+
+/* Machine 1's frames reach machine 2 with partial sums, which only a receiver that trusts its
+ * device's word (RX offload) takes: machine 2 must not check them. */
+static void case_tcp_transfer_csum_partial(void)
+{
+    offloads[1] = VNET_OFFLOAD_TX_CSUM;
+    partial_1 = 1;
+    offloads[2] = VNET_OFFLOAD_RX_CSUM;
+    run_pair(transfer_sender, transfer_receiver, 1, 0, 0);
+}
+
 /* ---- batching: W reaches the driver; W = 0 sends each frame alone, W > 0 in batches ---- */
 
 #define BATCH_N 50
@@ -867,18 +899,18 @@ static void case_addrinfo(void)
 static void case_args(void)
 {
     char *argv[] = { "prog", "--ip=10.0.2.15/24", "-p", "--gw=10.0.2.2", "80", "--nic=3",
-                     "--batching-delay-us=12", "--idle-poll-us=200", NULL };
+                     "--batching-delay-us=12", "--idle-poll-us=200", "--no-csum-offload", NULL };
     char *bad1[] = { "prog", "--ip=10.0.2.15/33", NULL };
     char *bad2[] = { "prog", "--gw=10.0.2.2", NULL };
     char *none[] = { "prog", "-v", NULL };
     struct nom_net_config cfg;
-    int argc = 8, nic, n;
+    int argc = 9, nic, n;
     CHECK(net_args_parse(&argc, argv, &cfg, &nic) == 0, "parse");
     CHECK(argc == 3 && strcmp(argv[1], "-p") == 0 && strcmp(argv[2], "80") == 0 && !argv[3],
           "the application keeps its own arguments");
     CHECK(cfg.ip == htonl(0x0a00020fu) && cfg.netmask == htonl(0xffffff00u) &&
           cfg.gw == htonl(0x0a000202u) && nic == 3 && cfg.batching_delay_us == 12 &&
-          cfg.idle_poll_us == 200, "values");
+          cfg.idle_poll_us == 200 && cfg.no_csum_offload == 1, "values");
     n = 2;
     CHECK(net_args_parse(&n, bad1, &cfg, &nic) == -EINVAL, "prefix 33");
     n = 2;
@@ -887,6 +919,7 @@ static void case_args(void)
     CHECK(net_args_parse(&n, none, &cfg, &nic) == 0 && n == 2 && cfg.ip == 0 && nic == -1,
           "default: DHCP, first NIC");
     CHECK(cfg.idle_poll_us == -1, "default: libnom's idle poll time");
+    CHECK(cfg.no_csum_offload == 0, "default: checksum offload where the NIC offers it");
 }
 
 static const struct { const char *name; void (*fn)(void); } cases[] = {
@@ -904,6 +937,9 @@ static const struct { const char *name; void (*fn)(void); } cases[] = {
     { "tcp_many", case_tcp_many },
     { "tcp_backlog", case_tcp_backlog },
     { "udp_echo", case_udp_echo },
+    { "tcp_transfer_csum_offload", case_tcp_transfer_csum_offload },
+    { "udp_echo_csum_offload", case_udp_echo_csum_offload },
+    { "tcp_transfer_csum_partial", case_tcp_transfer_csum_partial },
     { "batching", case_batching },
     { "dhcp", case_dhcp },
     { "sockopt", case_sockopt },

@@ -18,9 +18,12 @@
  *   --nic=N          bulletin-board index of the NIC to acquire (default: the first free one)
  *   --batching-delay-us=US   initial W (default 0; applications may set their own later)
  *   --idle-poll-us=US  how long an idle core keeps polling the NIC before it re-enables the
- *                      interrupt and blocks (the poll/interrupt switch; default libnom's 50 us).
- *                      Longer: fewer interrupts and wake-ups under bursty load, more CPU spent
- *                      spinning; 0: interrupt mode as soon as the core is idle.
+ *                      interrupt and blocks (the poll/interrupt switch; default: libnom's
+ *                      budget of 4 turns, nom/sched.h). Longer: fewer interrupts and wake-ups
+ *                      under bursty load, more CPU spent spinning; 0: interrupt mode as soon as
+ *                      the core is idle.
+ *   --no-csum-offload  the NIC's checksum offload stays off (vnet_config.no_csum_offload):
+ *                      lwIP computes and checks every TCP/UDP checksum itself
  */
 #ifndef NOM_NET_H
 #define NOM_NET_H
@@ -33,6 +36,7 @@ struct nom_net_config {
     uint32_t dhcp_timeout_ms;    /* 0: 10 s */
     uint32_t batching_delay_us;  /* initial W */
     int32_t idle_poll_us;        /* --idle-poll-us; -1: libnom's default (nom_net_start only) */
+    uint8_t no_csum_offload;     /* --no-csum-offload (nom_net_start only) */
 };
 
 /* The lateness histograms' buckets: the driver's (VNET_LATE_BOUNDS_US), the last one open. */

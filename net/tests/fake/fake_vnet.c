@@ -8,6 +8,8 @@
 
 #include <nom/time.h>
 
+#include "lwip/inet_chksum.h"
+
 #include "fake_vnet.h"
 
 struct held { uint8_t data[VNET_MTU_FRAME]; uint32_t len; };
@@ -23,6 +25,8 @@ struct vnet {
     uint64_t tx_since, rx_since;  /* TSC when the oldest held frame started waiting */
     unsigned lose_every, tx_seen;
     int peer_gone;
+    unsigned offloads;            /* VNET_OFFLOAD_*, as if negotiated */
+    int leave_partial;            /* leave offloaded checksums partial (fake_vnet.h) */
     struct vnet_stats st;
 };
 
@@ -39,6 +43,12 @@ struct vnet *fake_vnet_open(int wire, const uint8_t mac[6], unsigned ring)
 }
 
 void fake_vnet_lose_every(struct vnet *d, unsigned n) { d->lose_every = n; }
+void fake_vnet_offload(struct vnet *d, unsigned offloads, int leave_partial)
+{
+    d->offloads = offloads;
+    d->leave_partial = leave_partial;
+}
+unsigned vnet_offloads(const struct vnet *d) { return d->offloads; }
 int fake_vnet_peer_gone(const struct vnet *d) { return d->peer_gone; }
 
 static uint64_t w_ticks(const struct vnet *d) { return nom_us_to_tsc(d->w_us); }
@@ -63,7 +73,24 @@ static int tx_flush(struct vnet *d)
     return (int)n;
 }
 
+/* What a device does with a checksum left to it (virtio 5.1.6.2): the field holds the pseudo
+ * header's sum; the ones' complement sum from start to the end replaces it (0 is sent as
+ * 0xffff, which UDP needs and TCP does not mind). */
+static void complete_csum(struct held *h, const struct vnet_tx_csum *c)
+{
+    uint16_t sum = inet_chksum(h->data + c->start, (uint16_t)(h->len - c->start));
+    if (sum == 0)
+        sum = 0xffff;
+    memcpy(h->data + c->start + c->offset, &sum, 2);
+}
+
 int vnet_tx_enqueue(struct vnet *d, const struct vnet_iov *iov, unsigned iovcnt)
+{
+    return vnet_tx_enqueue_csum(d, iov, iovcnt, NULL);
+}
+
+int vnet_tx_enqueue_csum(struct vnet *d, const struct vnet_iov *iov, unsigned iovcnt,
+                         const struct vnet_tx_csum *csum)
 {
     struct held *h;
     size_t len = 0;
@@ -72,6 +99,8 @@ int vnet_tx_enqueue(struct vnet *d, const struct vnet_iov *iov, unsigned iovcnt)
     for (unsigned i = 0; i < iovcnt; i++)
         len += iov[i].len;
     if (len == 0 || len > VNET_MTU_FRAME)
+        return -VNET_EINVAL;
+    if (csum && (!(d->offloads & VNET_OFFLOAD_TX_CSUM) || csum->start + csum->offset + 2u > len))
         return -VNET_EINVAL;
     if (d->ntx + d->inflight >= d->ring) {
         d->st.tx_ring_full++;
@@ -83,6 +112,11 @@ int vnet_tx_enqueue(struct vnet *d, const struct vnet_iov *iov, unsigned iovcnt)
     for (unsigned i = 0; i < iovcnt; i++) {
         memcpy(h->data + h->len, iov[i].base, iov[i].len);
         h->len += (uint32_t)iov[i].len;
+    }
+    if (csum) {
+        memcpy(h->data + csum->start + csum->offset, &csum->pseudo, 2);
+        if (!d->leave_partial)
+            complete_csum(h, csum);
     }
     if (d->ntx++ == 0)
         d->tx_since = nom_tsc();
@@ -112,6 +146,7 @@ static int rx_deliver(struct vnet *d, vnet_rx_fn cb, void *arg)
     for (unsigned i = 0; i < n; i++) {
         f[i].data = d->rx[i].data;
         f[i].len = d->rx[i].len;
+        f[i].flags = d->offloads & VNET_OFFLOAD_RX_CSUM ? VNET_RX_CSUM_OK : 0;
     }
     d->nrx = 0;
     if (n > 0) {

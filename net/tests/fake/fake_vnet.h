@@ -18,6 +18,12 @@
 struct vnet *fake_vnet_open(int wire, const uint8_t mac[6], unsigned ring);
 /* Drops every n-th transmitted frame from now on (0: none). */
 void fake_vnet_lose_every(struct vnet *dev, unsigned n);
+/* Checksum offload as if negotiated (VNET_OFFLOAD_*; call before nom_net_attach, which reads
+ * it): with TX the fake completes the checksums left to it as a device would, or leaves them
+ * partial (pseudo header's sum only, leave_partial: as frames from a sender on the host
+ * arrive, with NEEDS_CSUM); with RX it marks every received frame VNET_RX_CSUM_OK (a device
+ * that vouches: QEMU's tap, for the host's own frames). */
+void fake_vnet_offload(struct vnet *dev, unsigned offloads, int leave_partial);
 /* 1 once the other end of the wire has closed (the peer process exited). */
 int fake_vnet_peer_gone(const struct vnet *dev);
 
