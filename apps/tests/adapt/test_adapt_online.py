@@ -66,13 +66,17 @@ def test_a_price_change_moves_w_in_a_running_memcached(tmp_path):
         client.start()
         try:
             vm.wait_for(r"^pricepub: published 1$", 180)  # the sweep reached W = 40
-            moved = vm.wait_for(r"adapt: W=(\d+) us \(learn: load single, \d+ active "
-                                r"connections, price 1000000 u\$/Gbit, online refund", 180)
+            published = time.monotonic()
+            # The learner's best W at the new price; its first guesses may be off (a window
+            # or two of each W so far), so what is waited for is a fast W being chosen.
+            moved = vm.wait_for(r"adapt: W=(0|5|10) us \(learn: load single, \d+ active "
+                                r"connections, price 1000000 u\$/Gbit, online refund", 120)
+            print(f"\nmemcached online: W={moved.group(1)} us learned "
+                  f"{time.monotonic() - published:.1f} s after the price change (TCG, wall)")
         finally:
             stop.set()
             client.join(30)
         log = vm.log()
     before = re.findall(r"adapt: W=(\d+) us \((?:learn|explore): .*price 100000000000 u", log)
     assert "40" in before, log[-3000:]  # the sweep ran at the first price
-    assert int(moved.group(1)) <= 10, log[-3000:]
     assert counts[0] > 0

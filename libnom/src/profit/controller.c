@@ -138,6 +138,23 @@ static void log_decision(const char *why)
         nom_sys_console_write(line, (uint64_t)n < sizeof line ? (uint64_t)n : sizeof line - 1);
 }
 
+/* Online: applies W (the learner's or the safe one), reports and logs it when it changes; a
+ * new price goes on the board even when W stays. */
+static void online_apply(uint32_t w, const char *why, int price_changed)
+{
+    struct nom_adapt_status *st = &ctl.st;
+    st->decisions++;
+    if (w == st->w_us || ctl.stack->set_batching_delay_us(w) != 0) {
+        if (price_changed)
+            report();
+        return;
+    }
+    st->w_us = w;
+    st->w_changes++;
+    report();
+    log_decision(why);
+}
+
 /* Online: one window ended; the learner names the next W (nom/learn.h), applied and logged
  * when it changes (why: "learn" for its best estimate, "explore" for a budgeted probe). */
 static void decide_online(int price_changed)
@@ -149,22 +166,18 @@ static void decide_online(int price_changed)
     int explore, has_rate;
     ctl.stack->counters(&now);
     ctl.window_tsc = tsc;
+    if (st->price_stale) { /* no price to trust: the safe W (nom/adapt.h), nothing learned */
+        adapt_online_hold(&ctl.online, &now, NOM_ADAPT_SAFE_W_US);
+        online_apply(NOM_ADAPT_SAFE_W_US, "stale price", price_changed);
+        return;
+    }
     ctl.online.price = st->price;
     uint32_t w = adapt_online_window(&ctl.online, &now, seconds, st->active_conns, st->load,
                                      price_changed, &explore, &rate, &has_rate);
     st->explorations += (uint64_t)explore;
     st->has_rate = has_rate;
     st->profit_rate = rate;
-    st->decisions++;
-    if (w == st->w_us || ctl.stack->set_batching_delay_us(w) != 0) {
-        if (price_changed)
-            report(); /* the price seen goes on the board even when W stays */
-        return;
-    }
-    st->w_us = w;
-    st->w_changes++;
-    report();
-    log_decision(explore ? "explore" : "learn");
+    online_apply(w, explore ? "explore" : "learn", price_changed);
 }
 
 /* Picks W for the current class and price (or rates the fixed W), applies and reports it. */

@@ -81,7 +81,7 @@ uint32_t adapt_online_window(struct adapt_online *o, const struct nom_adapt_coun
     struct nom_learn_sample s;
     int busy = adapt_online_sample(&o->last, now, seconds, conns, &s) == 0;
     o->last = *now;
-    if (busy && cls == o->learn.cls)
+    if (busy && cls == o->learn.cls && o->arm >= 0)
         nom_learn_observe(&o->learn, o->arm, &s); /* a window across a class change is not */
     nom_learn_set_class(&o->learn, cls);
     if (price_changed)
@@ -97,4 +97,15 @@ uint32_t adapt_online_window(struct adapt_online *o, const struct nom_adapt_coun
     if (!*has_rate)
         *rate = 0;
     return o->learn.cfg.arms[o->arm].w_us;
+}
+
+void adapt_online_hold(struct adapt_online *o, const struct nom_adapt_counters *now,
+                       uint32_t w_us)
+{
+    o->last = *now;
+    o->arm = -1;
+    for (unsigned i = 0; i < o->learn.cfg.narms; i++) {
+        if (o->learn.cfg.arms[i].w_us == w_us && o->learn.cfg.arms[i].knob == 0)
+            o->arm = (int)i;
+    }
 }

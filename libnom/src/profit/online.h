@@ -16,7 +16,7 @@ struct adapt_online {
     struct nom_utility_params params;
     double price;                   /* $/Gbit, the controller keeps it current */
     struct nom_adapt_counters last; /* at the start of the window */
-    int arm;                        /* setting in force */
+    int arm;                        /* setting in force, -1: a W off the grid */
 };
 
 /* The W grid when no valid profile gives one: the experiment's, with 5 us (paper 6.1). */
@@ -44,5 +44,11 @@ int adapt_online_sample(const struct nom_adapt_counters *start,
 uint32_t adapt_online_window(struct adapt_online *o, const struct nom_adapt_counters *now,
                              double seconds, unsigned conns, enum nom_load_class cls,
                              int price_changed, int *explore, double *rate, int *has_rate);
+
+/* The controller runs w_us for a reason of its own (a stale price: NOM_ADAPT_SAFE_W_US): the
+ * window that ended with counters now is dropped, and the next one is learned from only if
+ * w_us is on the grid. Never fails. */
+void adapt_online_hold(struct adapt_online *o, const struct nom_adapt_counters *now,
+                       uint32_t w_us);
 
 #endif /* NOM_PROFIT_ONLINE_H */

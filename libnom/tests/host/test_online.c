@@ -85,9 +85,37 @@ static int price_moves_w_both_ways(void)
     return 1;
 }
 
+/* While the controller holds W for a reason of its own (a stale price), are the held windows
+ * kept out of the estimates, and does learning resume on the W in force? */
+static int held_windows_teach_nothing(void)
+{
+    char why[200];
+    now = (struct nom_adapt_counters){0};
+    EXPECT(adapt_online_start(&on, NULL, "memcached", NOM_UTILITY_REFUND, NOM_LOAD_SINGLE, 0,
+                              &now, why, sizeof why) == 1);
+    now = serve(now, 0, 1);
+    adapt_online_hold(&on, &now, 7); /* off the grid */
+    EXPECT(on.arm == -1);
+    int explore, has_rate;
+    double rate;
+    now = serve(now, 7, 1);
+    on.price = 1;
+    adapt_online_window(&on, &now, WINDOW_S, 1, NOM_LOAD_SINGLE, 0, &explore, &rate, &has_rate);
+    struct nom_learn_estimate e;
+    for (int i = 0; i < (int)on.learn.cfg.narms; i++)
+        EXPECT(nom_learn_estimate(&on.learn, i, &e) == 0 && e.weight == 0);
+    adapt_online_hold(&on, &now, 0); /* the safe W is on the grid: learned from again */
+    EXPECT(on.arm == 0);
+    now = serve(now, 0, 1);
+    adapt_online_window(&on, &now, WINDOW_S, 1, NOM_LOAD_SINGLE, 0, &explore, &rate, &has_rate);
+    EXPECT(nom_learn_estimate(&on.learn, 0, &e) == 0 && e.weight == 1);
+    return 1;
+}
+
 int main(void)
 {
     RUN(counters_become_a_sample);
     RUN(price_moves_w_both_ways);
+    RUN(held_windows_teach_nothing);
     return failures != 0;
 }
