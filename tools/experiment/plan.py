@@ -27,9 +27,10 @@ DEFAULT_W = (0, 10, 20, 30, 40)
 GUEST_VARIANTS = {("linux", "nhttpd"): ("default", "nginx")}
 # nom adaptive adapts for one utility function (libnom's controller, --utility=): "adaptive" for penalty,
 # "adaptive-KIND" for the others, so that each utility's profit is that of a run maximizing it
-# (paper 6.5). NetPIPE has no controller (apps/netpipe/README.md): one "adaptive" cell, W = 0.
+# (paper 6.5). NetPIPE has no offline profile (apps/netpipe/README.md): its controller learns
+# online only, so it has no "offline-profile" cell.
 ADAPTIVE_UTILITIES = ("penalty", "refund", "bonus")
-APPS_WITH_CONTROLLER = ("memcached", "nhttpd")
+APPS_WITHOUT_PROFILE = ("netpipe",)
 # How the controller knows W's effect (issue 12): "offline-profile" reads the profile measured
 # by tools/profile (the paper's way); "online" learns it at run time. Each is a run of its own;
 # a new mode is one more name here (and its arguments in nom_driver.ADAPTIVE_MODE_ARGS).
@@ -129,11 +130,11 @@ class Plan:
                     out.extend(Cell(app, guest, {"name": v})
                                for v in GUEST_VARIANTS.get((guest, app), ("default",)))
                     continue
-                if self.adaptive and app in APPS_WITH_CONTROLLER:
+                if self.adaptive:
+                    modes = [m for m in self.adaptive_modes
+                             if m == "online" or app not in APPS_WITHOUT_PROFILE]
                     out.extend(Cell(app, guest, adaptive_variant(k, m))
-                               for m in self.adaptive_modes for k in self.adaptive_utilities)
-                elif self.adaptive:
-                    out.append(Cell(app, guest, adaptive_variant("penalty")))
+                               for m in modes for k in self.adaptive_utilities)
                 for w in self.w_values:
                     out.append(Cell(app, guest, {"name": f"w={w:g}", "w_us": w}))
         return out

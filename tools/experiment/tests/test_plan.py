@@ -17,13 +17,13 @@ def test_full_plan_has_every_app_guest_and_nom_variant():
     assert ("memcached", "nom-adaptive-refund") in names and ("nhttpd", "nom-adaptive-bonus") in names
     assert ("memcached", "nom-adaptive-online") in names
     assert ("nhttpd", "nom-adaptive-online-refund") in names
-    assert ("netpipe", "nom-adaptive") in names and ("netpipe", "nom-adaptive-bonus") not in names
-    assert ("netpipe", "nom-adaptive-online") not in names  # no controller, no mode
+    assert ("netpipe", "nom-adaptive-online-bonus") in names  # it learns online
+    assert ("netpipe", "nom-adaptive") not in names  # and has no profile
     assert ("nhttpd", "linux-nginx") in names
     assert {c.variant["w_us"] for c in p.cells() if "w_us" in c.variant} == {0, 10, 20, 30, 40}
     # per app: Linux, OSv, 5 fixed W; + nginx; adaptive: 2 modes x 3 utilities for memcached
     # and nhttpd, one cell for NetPIPE (no controller)
-    assert len(p.cells()) == 3 * (2 + 5) + 1 + 2 * 2 * 3 + 1
+    assert len(p.cells()) == 3 * (2 + 5) + 1 + 2 * 2 * 3 + 3
     variants = {c.key: c.variant for c in p.cells() if c.app == "memcached"}
     assert variants["nom-adaptive"] == {"name": "adaptive", "utility": "penalty",
                                         "mode": "offline-profile"}
