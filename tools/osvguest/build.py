@@ -157,6 +157,12 @@ def count_compiled(line):
     return 1 if line.lstrip().split(" ", 1)[0] in ("CC", "CXX", "AS") else 0
 
 
+def failure_line(log_text):
+    """OSv's scripts/build reports a failed step as "...build failed: COMMAND" but exits 0
+    (its ERR trap runs `exit $?` after an echo), so its log is what says it failed."""
+    return next((line for line in log_text.splitlines() if "/build failed: " in line), None)
+
+
 def run_osv_build(src, image, jobs, log_path, progress, heartbeat_s=30.0):
     cmd = osv_build_command(image, jobs)
     progress.say(f"{image.name}: {' '.join(cmd)} (log {log_path})")
@@ -171,11 +177,11 @@ def run_osv_build(src, image, jobs, log_path, progress, heartbeat_s=30.0):
                 progress.say(f"{image.name}: {compiled} files compiled, last: {line.strip()[:60]}")
                 last = time.monotonic()
         proc.wait()
-    if proc.returncode != 0:
-        with open(log_path) as f:
-            tail = f.read()[-3000:]
-        raise BuildError(f"OSv's build of {image.name} failed ({proc.returncode}), "
-                         f"log {log_path}:\n{tail}")
+    with open(log_path) as f:
+        text = f.read()
+    if proc.returncode != 0 or failure_line(text):
+        raise BuildError(f"OSv's build of {image.name} failed ({proc.returncode}, "
+                         f"{failure_line(text)}), log {log_path}:\n{text[-3000:]}")
 
 
 def image_format(path):
@@ -212,6 +218,12 @@ def package_version(package):
     return r.stdout.strip() or None
 
 
+def owning_package(path):
+    """The Debian package that installed path (e.g. nginx or nginx-light), or None."""
+    r = subprocess.run(["dpkg-query", "-S", path], capture_output=True, text=True)
+    return r.stdout.split(":", 1)[0] if r.returncode == 0 else None
+
+
 def build_info(src, built):
     """What BUILD-INFO.json records: the tree's commits, packages, per-image details."""
     return {
@@ -220,7 +232,8 @@ def build_info(src, built):
         "gcc": package_version("gcc-12") or package_version("gcc"),
         "packages": {p: package_version(p) for p in images.BUILD_PACKAGES},
         "images": {i.name: {"file": os.path.basename(path), "sha256": sha256(path),
-                            "package": i.package, "version": package_version(i.package),
+                            "binary": i.binary, "package": owning_package(i.binary),
+                            "version": package_version(owning_package(i.binary) or i.package),
                             "cmdline": images.guest_cmdline(i)}
                    for i, path in built},
     }
@@ -249,6 +262,7 @@ def main(argv=None):
     src = args.clone or args.osv_src
     if not src:
         ap.error("no OSv tree: give --osv-src PATH (or OSV_SRC), or --clone DIR")
+    src = os.path.abspath(src)  # the manifests name module files, read from OSv's build dir
     try:
         needed = images.packages_needed(chosen, dpkg_installed)
         if needed and args.no_install:

@@ -122,7 +122,7 @@ def guest_cmdline(image, guest_ip=netlab.GUEST_IP):
 def module_py(image, guest_ip=netlab.GUEST_IP):
     """The text of image's OSv module.py: runs guest_cmdline() at boot."""
     return ("# OSv module written by nom's tools/osvguest/build.py: Debian's "
-            f"{image.package}, as the Linux guest runs it.\n"
+            f"{image.binary}, as the Linux guest runs it.\n"
             "from osv.modules import api\n\n"
             f"default = api.run(cmdline={guest_cmdline(image, guest_ip)!r})\n")
 

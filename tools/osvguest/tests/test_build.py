@@ -97,6 +97,13 @@ def test_progress_counts_compiled_files_from_osvs_make_output():
     assert build.count_compiled("  LINK loader.elf\n") == 0
 
 
+def test_a_failed_step_is_found_in_the_log_though_osvs_build_exits_0():
+    log = ("Adding /etc/fstab\nFileNotFoundError: ...\n./scripts/build failed: "
+           '"$SRC"/scripts/gen-rofs-img.py -o rofs.img -m usr.manifest\n')
+    assert build.failure_line(log).startswith("./scripts/build failed: ")
+    assert build.failure_line("Writing image\nInodes count 19\n") is None
+
+
 def test_builder_refuses_a_tree_without_submodules(tmp_path, capsys):
     rc = build.main(["--osv-src", str(tmp_path), "--no-install", "--images", "netpipe",
                      "--out", str(tmp_path / "out")])
