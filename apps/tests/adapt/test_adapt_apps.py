@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from nomvm import VM, Nic, make_iso
+from nomvm import Guest
 from profit.utility import utility
 
 pytestmark = pytest.mark.boot
@@ -47,23 +47,13 @@ def pricepub():
     return PRICEPUB
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def boot(tmp_path, elf, cmdline, guest_port):
     if not elf.exists():
         pytest.skip(f"not built: {elf}")
-    iso = make_iso(str(KERNEL), [(str(elf), cmdline),
-                                 (str(PRICEPUB), "nom.price-publisher pricepub 2.5")],
-                   str(tmp_path / "app.iso"))
-    port = free_port()
-    vm = VM(iso=iso, nics=[Nic(mac="52:54:00:12:34:56", hostfwd=[(port, guest_port)])],
-            workdir=str(tmp_path))
-    vm.start()
-    return vm, port
+    guest = Guest([(elf, cmdline), (PRICEPUB, "nom.price-publisher pricepub 2.5")], tmp_path,
+                  tcp=[guest_port], kernel=KERNEL)
+    guest.start(ready=())
+    return guest.vm, guest.host_port(guest_port)
 
 
 def request(port, data, until=None):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from nomvm import VM, Nic, make_iso
+from nomvm import Guest
 from profit.utility import utility
 
 pytestmark = pytest.mark.boot
@@ -42,12 +42,6 @@ def elfs():
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     return OUT / "adaptapp.elf", OUT / "pricepub.elf"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Load:
@@ -100,14 +94,11 @@ def expected_rate_micro(cls, w_us, price, kind="penalty"):
 
 def boot(tmp_path, elfs, app_args):
     adaptapp, pricepub = elfs
-    iso = make_iso(str(KERNEL), [(str(adaptapp), f"adaptapp {app_args}".strip()),
-                                 (str(pricepub), "nom.price-publisher pricepub 1 10@40")],
-                   str(tmp_path / "adapt.iso"))
-    port = free_port()
-    vm = VM(iso=iso, nics=[Nic(mac="52:54:00:12:34:56", hostfwd=[(port, 7)])],
-            workdir=str(tmp_path))
-    vm.start()
-    return vm, port
+    guest = Guest([(adaptapp, f"adaptapp {app_args}".strip()),
+                   (pricepub, "nom.price-publisher pricepub 1 10@40")], tmp_path, tcp=[7],
+                  kernel=KERNEL)
+    guest.start(ready=())
+    return guest.vm, guest.host_port(7)
 
 
 def test_w_follows_load_and_price(tmp_path, elfs):
