@@ -37,9 +37,9 @@
  *   setting itself moves only when another one is better by more than one standard error of
  *   the difference (hysteresis against noise), ties keep the setting in use.
  *
- *   Forgetting. Every window multiplies the weights of the current class's samples by
- *   discount (default 0.95: a sample counts half after 14 windows, 7 s at the controller's
- *   500 ms). An arm not run for long has a wide confidence box and is re-explored when
+ *   Forgetting. Every observed window multiplies the weights of the current class's samples
+ *   by discount (default 0.95: a sample counts half after 14 windows, 7 s at the controller's
+ *   500 ms; idle windows, which the controller does not observe, forget nothing). An arm not run for long has a wide confidence box and is re-explored when
  *   tokens allow. A sample far off its setting's history (one beyond 5 deviations, or 3 in a
  *   row beyond 2.5 on the same side, once the history weighs 5 windows) is a change of the
  *   machine or the load: that history is dropped, the other settings' weights are cut to
