@@ -17,8 +17,10 @@ What both measure, checked here:
   outstanding per connection, but here the clients share the machine's two cores with the
   server, so their own cost per request (memcaslap -S timestamps every command; wrk and
   memcaslap run two threads under "many", nomload one) moves the rate. A factor of 3 either
-  way is that band; counting bugs (a reply miscounted, errors taken for requests) are not
-  within it.
+  way is that band, between each tool's best of two alternating rounds (a round on the
+  loaded machine can only be slowed: one memcached "single" round measured nomload at 3.04x
+  memcaslap); counting bugs (a reply miscounted, errors taken for requests) are not within
+  it.
 """
 import json
 import os
@@ -36,6 +38,7 @@ NHTTPD_LINUX = os.path.join(runners.BUILD, "apps", "nhttpd", "nhttpd-linux")
 WWW = os.path.join(runners.BUILD, "apps", "nhttpd", "www")
 MC_PORT, WEB_PORT = 11211, 8080
 SECONDS = 3
+ROUNDS = 2
 BAND = (1 / 3, 3.0)
 LOOPBACK = "127.0.0.1"
 
@@ -81,40 +84,82 @@ def nhttpd(lab):
     return lab
 
 
+def alternating(stock, ours, rounds=ROUNDS):
+    """Runs stock() and ours() in turn, `rounds` times each, the order swapped every round (the
+    machine's load drifts); returns each one's results."""
+    out = {"stock": [], "ours": []}
+    for i in range(rounds):
+        pair = (("stock", stock), ("ours", ours))
+        for name, run in pair if i % 2 == 0 else reversed(pair):
+            out[name].append(run())
+    return out["stock"], out["ours"]
+
+
+def assert_rates_agree(ours, stock):
+    """Each tool's best rate of its rounds (a transient on the shared machine slows a round,
+    never speeds it up) within BAND of the other's."""
+    ratio = max(ours) / max(stock)
+    assert BAND[0] <= ratio <= BAND[1], (ours, stock)
+
+
 @pytest.mark.parametrize("conns", [loadgen.MANY_CONNS, 1], ids=["many", "single"])
 def test_memcaslap_and_nomload_agree_on_memcached(memcached, tmp_path, conns):
     lab = memcached
-    get0, set0 = memcached_counts(lab)
-    m = loadgen.memaslap(lab, LOOPBACK, MC_PORT, conns, SECONDS, str(tmp_path), stats=True)
-    get1, set1 = memcached_counts(lab)
-    n = loadgen.nomload(lab, "memcached", LOOPBACK, MC_PORT, conns, SECONDS, str(tmp_path))
-    get2, set2 = memcached_counts(lab)
 
-    served_m, served_n = (get1 - get0) + (set1 - set0), (get2 - get1) + (set2 - set1)
-    assert m["ops"] > 0 and n["requests"] > 0 and n["errors"] == 0
-    assert abs(served_m - m["ops"]) <= 2 * conns, (served_m, m)
-    assert abs(served_n - n["preload_sets"] - n["requests"]) <= 2 * conns, (served_n, n)
-    for gets, sets in ((get1 - get0, set1 - set0), (get2 - get1, set2 - set1 - n["preload_sets"])):
-        assert 0.85 <= gets / (gets + sets) <= 0.95  # GET/SET 90/10, both tools
-    ratio = n["throughput_rps"] / m["tps"]
-    assert BAND[0] <= ratio <= BAND[1], (n["throughput_rps"], m["tps"])
-    assert m["latency_us"]["mean"] > 0 and n["latency_us"]["mean"] > 0
+    def counted(run):
+        """run()'s result and the GETs and SETs memcached served meanwhile."""
+        get0, set0 = memcached_counts(lab)
+        r = run()
+        get1, set1 = memcached_counts(lab)
+        return r, get1 - get0, set1 - set0
+
+    def stock():
+        m, gets, sets = counted(lambda: loadgen.memaslap(lab, LOOPBACK, MC_PORT, conns, SECONDS,
+                                                         str(tmp_path), stats=True))
+        assert m["ops"] > 0 and abs(gets + sets - m["ops"]) <= 2 * conns, (gets + sets, m)
+        assert 0.85 <= gets / (gets + sets) <= 0.95  # GET/SET 90/10
+        assert m["latency_us"]["mean"] > 0
+        return m["tps"]
+
+    def ours():
+        n, gets, sets = counted(lambda: loadgen.nomload(lab, "memcached", LOOPBACK, MC_PORT,
+                                                        conns, SECONDS, str(tmp_path)))
+        sets -= n["preload_sets"]
+        assert n["requests"] > 0 and n["errors"] == 0
+        assert abs(gets + sets - n["requests"]) <= 2 * conns, (gets + sets, n)
+        assert 0.85 <= gets / (gets + sets) <= 0.95
+        assert n["latency_us"]["mean"] > 0
+        return n["throughput_rps"]
+    stock_rates, our_rates = alternating(stock, ours)
+    assert_rates_agree(our_rates, stock_rates)
 
 
 @pytest.mark.parametrize("conns", [loadgen.MANY_CONNS, 1], ids=["many", "single"])
 def test_wrk_and_nomload_agree_on_nhttpd(nhttpd, tmp_path, conns):
     lab = nhttpd
-    before = nhttpd_served(lab)
-    w = loadgen.wrk(lab, LOOPBACK, WEB_PORT, conns, SECONDS, str(tmp_path))
-    middle = nhttpd_served(lab)
-    n = loadgen.nomload(lab, "http", LOOPBACK, WEB_PORT, conns, SECONDS, str(tmp_path),
-                        extra=["--path", loadgen.apps.INDEX_PATH])
-    after = nhttpd_served(lab)
 
-    assert w["requests"] > 0 and w["errors"] == 0 and n["requests"] > 0 and n["errors"] == 0
-    # one 2xx each for the stats requests themselves, counted by the next one
-    assert abs(middle - before - 1 - w["requests"]) <= 2 * conns, (middle - before, w)
-    assert abs(after - middle - 1 - n["requests"]) <= 2 * conns, (after - middle, n)
-    ratio = n["throughput_rps"] / w["rps"]
-    assert BAND[0] <= ratio <= BAND[1], (n["throughput_rps"], w["rps"])
-    assert w["latency_us"]["p50"] > 0 and n["latency_us"]["p50"] > 0
+    def served(run):
+        """run()'s result and the 2xx nhttpd served meanwhile (less the stats request that
+        asked before it, which the count after it includes)."""
+        before = nhttpd_served(lab)
+        r = run()
+        return r, nhttpd_served(lab) - before - 1
+
+    def stock():
+        w, n2xx = served(lambda: loadgen.wrk(lab, LOOPBACK, WEB_PORT, conns, SECONDS,
+                                             str(tmp_path)))
+        assert w["requests"] > 0 and w["errors"] == 0
+        assert abs(n2xx - w["requests"]) <= 2 * conns, (n2xx, w)
+        assert w["latency_us"]["p50"] > 0
+        return w["rps"]
+
+    def ours():
+        n, n2xx = served(lambda: loadgen.nomload(lab, "http", LOOPBACK, WEB_PORT, conns,
+                                                 SECONDS, str(tmp_path),
+                                                 extra=["--path", loadgen.apps.INDEX_PATH]))
+        assert n["requests"] > 0 and n["errors"] == 0
+        assert abs(n2xx - n["requests"]) <= 2 * conns, (n2xx, n)
+        assert n["latency_us"]["p50"] > 0
+        return n["throughput_rps"]
+    stock_rates, our_rates = alternating(stock, ours)
+    assert_rates_agree(our_rates, stock_rates)
