@@ -3,6 +3,7 @@ exits 0 without building or booting anything, and a flag it does not know ends i
 status 2 and the reason on stderr (argparse's behaviour). The tools are found in the tree:
 every program (a .py with an `if __name__ == "__main__":` block, or a package's __main__.py),
 so a new tool is covered without touching this file."""
+import concurrent.futures
 import os
 import re
 import subprocess
@@ -37,11 +38,9 @@ def tools():
 TOOLS = tools()
 
 
-@pytest.fixture(scope="module")
-def bare_env(tmp_path_factory):
+def bare_env(bin_dir):
     """The environment with a PATH that holds only python3: a --help that runs make, a
     compiler or QEMU fails to find it instead of building or booting."""
-    bin_dir = tmp_path_factory.mktemp("bare-bin")
     os.symlink(sys.executable, bin_dir / "python3")
     return dict(os.environ, PATH=str(bin_dir))
 
@@ -52,22 +51,34 @@ def run(argv, env, cwd):
                           stdin=subprocess.DEVNULL)
 
 
+@pytest.fixture(scope="module")
+def answers(tmp_path_factory):
+    """{(tool name, flag): (completed process, its working folder)} for --help and
+    --no-such-flag of every tool, run a few at a time (each is mostly Python's start-up)."""
+    env = bare_env(tmp_path_factory.mktemp("bare-bin"))
+    jobs = {(name, flag): (argv + [flag], tmp_path_factory.mktemp("cwd"))
+            for name, argv in TOOLS for flag in ("--help", "--no-such-flag")}
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        done = {key: pool.submit(run, argv, env, cwd) for key, (argv, cwd) in jobs.items()}
+        return {key: (future.result(), jobs[key][1]) for key, future in done.items()}
+
+
 def test_the_tree_has_tools():
     names = [name for name, _ in TOOLS]
     assert "tools/nomrun.py" in names and "python3 -m priceprovider" in names, names
 
 
-@pytest.mark.parametrize("argv", [argv for _, argv in TOOLS], ids=[name for name, _ in TOOLS])
-def test_help_only_prints_usage(argv, bare_env, tmp_path):
-    r = run(argv + ["--help"], bare_env, tmp_path)
+@pytest.mark.parametrize("name", [name for name, _ in TOOLS])
+def test_help_only_prints_usage(name, answers):
+    r, cwd = answers[(name, "--help")]
     assert r.returncode == 0, f"exit {r.returncode}\n{r.stdout[-2000:]}{r.stderr[-3000:]}"
     assert r.stdout.startswith("usage:"), r.stdout[:2000]
-    assert list(tmp_path.iterdir()) == [], "--help wrote files"
+    assert list(cwd.iterdir()) == [], "--help wrote files"
 
 
-@pytest.mark.parametrize("argv", [argv for _, argv in TOOLS], ids=[name for name, _ in TOOLS])
-def test_unknown_flag_exits_2_with_a_reason(argv, bare_env, tmp_path):
-    r = run(argv + ["--no-such-flag"], bare_env, tmp_path)
+@pytest.mark.parametrize("name", [name for name, _ in TOOLS])
+def test_unknown_flag_exits_2_with_a_reason(name, answers):
+    r, _ = answers[(name, "--no-such-flag")]
     assert r.returncode == 2, f"exit {r.returncode}\n{r.stdout[-2000:]}{r.stderr[-3000:]}"
     assert "error:" in r.stderr and "usage:" in r.stderr, r.stderr[-3000:]
     assert r.stdout == "", r.stdout[-2000:]
