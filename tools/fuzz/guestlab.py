@@ -9,19 +9,19 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from nomvm import NET_UP, VM, make_iso  # NET_UP: nom_net_start's line, one per application
+
 TOP = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("BUILD", TOP / "build"))
 KERNEL = BUILD / "kernel" / "nom.elf"
 # What must never appear on nom's console while the applications serve (kernel and libnom lines).
 TROUBLE = re.compile(r"PANIC|nom: fault|nom: app \S+ (killed|exited)|assert", re.I)
-NET_UP = r"net: \S+ gw \S+ \((static|dhcp)\)"  # nom_net_start's line, one per application
 BOOT_TIMEOUT_S = 240
 
 
 def boot(lab, modules, nics, workdir, name):
     """Boots nom with modules [(elf, cmdline)] and nics inside lab; returns the VM once every
     application's network is up; raises TimeoutError (with the console's tail) otherwise."""
-    from nomvm import VM, make_iso
     os.makedirs(workdir, exist_ok=True)
     iso = make_iso(str(KERNEL), [(str(e), c) for e, c in modules], os.path.join(workdir, "nom.iso"))
     vm = VM(iso=iso, memory_mb=128, nics=nics, workdir=workdir, name=name)
