@@ -16,6 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import toolflags
 from nomvm import boot_apps
 
 TOP = Path(__file__).resolve().parents[2]
@@ -68,7 +69,8 @@ def run(calls, seed, witness_rounds, timeout):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--calls", type=int, default=100000, help="calls per vCPU per boot")
-    ap.add_argument("--seeds", default="1,2,3,4,5")
+    ap.add_argument("--seeds", type=toolflags.int_list, default=[1, 2, 3, 4, 5],
+                    metavar="N[,N...]", help="one boot per seed (default 1,2,3,4,5)")
     ap.add_argument("--witness-rounds", type=int,
                     help="100 ms rounds (default: about as long as fuzz runs under TCG)")
     ap.add_argument("--timeout", type=int, default=3600, help="seconds per boot")
@@ -76,7 +78,7 @@ def main():
     a = ap.parse_args()
     total, failed = 0, 0
     print("seed  calls  errors  cpus  panic  witness  fuzz exit", flush=True)
-    for seed in [int(s) for s in a.seeds.split(",")]:
+    for seed in a.seeds:
         b = run(a.calls, seed, a.witness_rounds or max(10, a.calls // 400), a.timeout)
         total += b.calls
         failed += not b.ok

@@ -27,6 +27,7 @@ from nomvm import choose_accel
 from pareto import frontier
 from profile_data import CLASSES
 from sweep import median_point, point_of
+import toolflags
 
 DEFAULT_W = (0, 20, 40)
 DEFAULT_POLL = (0, 50, 200)
@@ -127,17 +128,17 @@ def plot(result, path):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--app", required=True, choices=("memcached", "nhttpd"))
-    ap.add_argument("--w", default=",".join(map(str, DEFAULT_W)), help="W values, us")
-    ap.add_argument("--idle-poll", default=",".join(map(str, DEFAULT_POLL)),
-                    help="poll thresholds, us (undilated)")
+    toolflags.add_w_list(ap, DEFAULT_W)
+    ap.add_argument("--idle-poll", type=toolflags.int_list, default=list(DEFAULT_POLL),
+                    metavar="US[,US...]", help="poll thresholds, us (undilated), "
+                    f"comma-separated (default {','.join(map(str, DEFAULT_POLL))})")
     ap.add_argument("--seconds", type=float, default=8.0, help="per class and point (8)")
     ap.add_argument("--repeat", type=int, default=1, help="rounds; points are medians (1)")
     ap.add_argument("--kvmcost", choices=("off", "skylake", "apicv"), default="off")
     ap.add_argument("--output", required=True, help="the JSON to write; the plot beside it")
     ap.add_argument("--workdir", help="raw outputs (default: a temporary folder)")
     args = ap.parse_args(argv)
-    grid = [(int(w), int(p)) for w in sorted({int(x) for x in args.w.split(",")})
-            for p in sorted({int(x) for x in args.idle_poll.split(",")})]
+    grid = [(w, p) for w in sorted(set(args.w)) for p in sorted(set(args.idle_poll))]
     workdir = args.workdir or tempfile.mkdtemp(prefix="nomexplore-")
     result = explore(args.app, grid, args.seconds, workdir, args.repeat, args.kvmcost)
     result["command"] = " ".join(shlex.quote(a) for a in ["python3", "tools/profile/explore.py"]
