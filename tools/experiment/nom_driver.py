@@ -90,6 +90,8 @@ class NomDriver(LabDriver):
             # the load; under the utility function the variant names (paper 6.5: penalty).
             args = args + ["--adapt", f"--utility={variant.get('utility', 'penalty')}",
                            *ADAPTIVE_MODE_ARGS[variant.get("mode", "offline-profile")]]
+            if self.kvmcost:  # the W it picks is undilated: the guest's is D times longer
+                args.append(f"--adapt-w-scale={max(1.0, self.kvmcost['dilation']):.3f}")
         modules = [(os.path.join(BUILD, elf), " ".join([app] + args))]
         nics = [nic]
         if os.path.isfile(PRICED):

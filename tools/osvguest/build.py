@@ -285,8 +285,13 @@ def main(argv=None):
                           progress)
             built.append((image, collect_image(src, image, args.out)))
             progress.say(f"{image.name}: {built[-1][1]}")
-        with open(os.path.join(args.out, "BUILD-INFO.json"), "w") as f:
-            json.dump(build_info(src, built), f, indent=1, sort_keys=True)
+        info_path = os.path.join(args.out, "BUILD-INFO.json")
+        info = build_info(src, built)
+        if os.path.exists(info_path):  # images not rebuilt this time keep their records
+            with open(info_path) as f:
+                info["images"] = {**json.load(f).get("images", {}), **info["images"]}
+        with open(info_path, "w") as f:
+            json.dump(info, f, indent=1, sort_keys=True)
         progress.say(f"done: {len(built)} images in {args.out}")
     except BuildError as e:
         progress.say(f"FAILED: {e}")

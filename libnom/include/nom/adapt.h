@@ -49,6 +49,12 @@
  *                                    the mean latency by Little's law for closed-loop users
  *                                    (active connections / request rate; jitter taken equal to
  *                                    it), exits per request from kicks and interrupts.
+ *   --adapt-w-scale=D                under an exit-cost model whose guest runs D times slower
+ *                                    than the hardware it stands for (1..1000, default 1):
+ *                                    every W the controller picks (profile, learner) is
+ *                                    undilated and set on the stack as W x D; a fixed
+ *                                    --batching-delay is in the guest's clock already, and
+ *                                    the status and the board show W / D
  */
 #ifndef NOM_ADAPT_H
 #define NOM_ADAPT_H

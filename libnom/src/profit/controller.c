@@ -24,6 +24,7 @@ struct options {
     long fixed_w_us; /* -1: adaptive */
     int online;      /* --adapt-mode=online */
     int explicit_mode; /* --adapt-mode given */
+    double w_scale;    /* --adapt-w-scale: guest microseconds per undilated one */
 };
 
 static struct {
@@ -35,6 +36,7 @@ static struct {
     struct nom_timer timer;
     struct adapt_online online; /* --adapt-mode=online only */
     uint64_t window_tsc;        /* start of the online window */
+    double w_scale;             /* W in the guest's clock = W picked x w_scale */
 } ctl;
 
 /* The value of "--name=value" if arg is that option, else NULL. */
@@ -59,6 +61,11 @@ static int parse_one(const char *arg, struct options *o)
         o->online = strcmp(v, "online") == 0;
         return o->online || strcmp(v, "profile") == 0 ? 1 : -EINVAL;
     }
+    if ((v = value_of(arg, "--adapt-w-scale"))) {
+        char *end;
+        o->w_scale = strtod(v, &end);
+        return end != v && *end == '\0' && o->w_scale >= 1 && o->w_scale <= 1000 ? 1 : -EINVAL;
+    }
     if ((v = value_of(arg, "--batching-delay"))) {
         char *end;
         unsigned long us = strtoul(v, &end, 10);
@@ -78,7 +85,8 @@ static int parse_options(int *argc, char **argv, struct options *o)
         int r = parse_one(argv[i], o);
         if (r < 0) {
             fprintf(stderr, "adapt: bad option %s (--utility=penalty|refund|bonus, --adapt, "
-                            "--adapt-mode=profile|online, --batching-delay=0..%u)\n", argv[i],
+                            "--adapt-mode=profile|online, --adapt-w-scale=1..1000, "
+                            "--batching-delay=0..%u)\n", argv[i],
                     NOM_ADAPT_MAX_W_US);
             return -EINVAL;
         }
@@ -138,13 +146,30 @@ static void log_decision(const char *why)
         nom_sys_console_write(line, (uint64_t)n < sizeof line ? (uint64_t)n : sizeof line - 1);
 }
 
+/* Sets the stack's W to a W the controller picked (a profile's or the learner's, undilated),
+ * in the guest's clock: under an exit-cost model the guest runs w_scale times slower than the
+ * hardware it stands for, so its W is that many times longer (Gupta et al. NSDI'06, as
+ * tools/experiment converts a fixed W). 0, or the stack's error. */
+static int apply_w(uint32_t w_us)
+{
+    double guest = w_us * ctl.w_scale;
+    return ctl.stack->set_batching_delay_us(guest >= NOM_ADAPT_MAX_W_US ? NOM_ADAPT_MAX_W_US
+                                                                        : (uint32_t)llround(guest));
+}
+
+/* A W of the stack (guest's clock) in the controller's undilated microseconds. */
+static uint32_t undilated(uint32_t guest_us)
+{
+    return (uint32_t)llround(guest_us / ctl.w_scale);
+}
+
 /* Online: applies W (the learner's or the safe one), reports and logs it when it changes; a
  * new price goes on the board even when W stays. */
 static void online_apply(uint32_t w, const char *why, int price_changed)
 {
     struct nom_adapt_status *st = &ctl.st;
     st->decisions++;
-    if (w == st->w_us || ctl.stack->set_batching_delay_us(w) != 0) {
+    if (w == st->w_us || apply_w(w) != 0) {
         if (price_changed)
             report();
         return;
@@ -193,14 +218,14 @@ static void decide(const char *why)
                               pt->jitter_us, st->price, &rate) != 0)
             i = -EINVAL;
         if (st->w_us != NOM_ADAPT_SAFE_W_US &&
-            ctl.stack->set_batching_delay_us(NOM_ADAPT_SAFE_W_US) == 0) {
+            apply_w(NOM_ADAPT_SAFE_W_US) == 0) {
             st->w_us = NOM_ADAPT_SAFE_W_US;
             st->w_changes++;
         }
     } else if (st->adaptive) {
         i = nom_adapt_best(ctl.prof, st->load, st->utility, &ctl.params, st->price, &rate);
         uint32_t w = i >= 0 ? ctl.prof->points[st->load][i].w_us : st->w_us;
-        if (w != st->w_us && ctl.stack->set_batching_delay_us(w) == 0) {
+        if (w != st->w_us && apply_w(w) == 0) {
             st->w_us = w;
             st->w_changes++;
         }
@@ -259,7 +284,7 @@ static void start_online(const char *app)
         nom_sys_console_write(why, n);
     }
     uint32_t w = ctl.online.learn.cfg.arms[ctl.online.arm].w_us;
-    if (w != ctl.st.w_us && ctl.stack->set_batching_delay_us(w) == 0)
+    if (w != ctl.st.w_us && apply_w(w) == 0)
         ctl.st.w_us = w;
     ctl.st.decisions++;
     report();
@@ -292,7 +317,7 @@ static int check_start(const struct nom_adapt_profile *prof, const struct option
 
 int nom_adapt_start(int *argc, char **argv, const struct nom_adapt_profile *prof)
 {
-    struct options o = {.utility = NOM_UTILITY_PENALTY, .fixed_w_us = -1};
+    struct options o = {.utility = NOM_UTILITY_PENALTY, .fixed_w_us = -1, .w_scale = 1};
     const struct nom_adapt_stack *stack = nom_adapt_stack();
     if (ctl.st.started)
         return -EALREADY;
@@ -311,11 +336,12 @@ int nom_adapt_start(int *argc, char **argv, const struct nom_adapt_profile *prof
     ctl.prof = prof;
     ctl.stack = stack;
     ctl.params = nom_utility_defaults();
+    ctl.w_scale = o.w_scale;
     /* An idle server starts as "single": its first request is a lone one (nom/adapt.h). */
     nom_load_meter_init(&ctl.meter, NOM_LOAD_SINGLE);
     ctl.st = (struct nom_adapt_status){.started = 1, .adaptive = o.fixed_w_us < 0,
                                        .utility = o.utility, .load = NOM_LOAD_SINGLE,
-                                       .w_us = stack->batching_delay_us()};
+                                       .w_us = undilated(stack->batching_delay_us())};
     read_price();
     if (o.online)
         start_online(argv[0]);
