@@ -89,6 +89,13 @@ qemu-kvmcost: $(STAMP)
 experiment: all host-tools qemu-kvmcost
 	python3 tools/experiment/run.py $(EXPERIMENT_ARGS)
 
+# The OSv comparison images into build/osv/, where the experiment finds them (tools/osvguest/
+# README.md): OSV_SRC=PATH names an OSv tree with its submodules; without it, build.py clones
+# OSv at its pinned commit into build/osv-src. Installs OSv's Debian build packages itself.
+.PHONY: osv
+osv: $(STAMP)
+	python3 tools/osvguest/build.py $(if $(OSV_SRC),--osv-src $(OSV_SRC),--clone $(BUILD)/osv-src)
+
 # Issue 4's data-path benchmark: nhttpd on nom per batching delay and on Linux, and rawecho's
 # round trip (tools/bench/README.md). BENCH_ARGS=--quick runs the one-minute check.
 .PHONY: bench
