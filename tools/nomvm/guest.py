@@ -21,7 +21,8 @@ MAC = "52:54:00:12:34:56"
 class Guest:
     """modules: [(elf_path, cmdline)]; tcp, udp: the guest ports to forward. After start(),
     host_port(guest_port) is where 127.0.0.1 reaches each. Other keyword arguments go to VM
-    (memory_mb, smp, name, extra_args, qemu ...). Stopped by stop() or leaving `with`."""
+    (memory_mb, smp, name, extra_args, qemu ...). Stopped by stop() or leaving `with`:
+    `with Guest(...) as g:` or, to wait for other lines, `with Guest(...).start(ready=...) as g:`."""
 
     def __init__(self, modules, workdir, tcp=(), udp=(), mac=MAC, kernel=KERNEL, **vm_args):
         missing = [p for p in [kernel] + [elf for elf, _ in modules] if not os.path.isfile(p)]
@@ -54,7 +55,8 @@ class Guest:
         self.vm.stop()
 
     def __enter__(self):
-        return self.start()
+        """Starts it with start()'s defaults unless started already (`with g.start(...):`)."""
+        return self if self.vm.proc else self.start()
 
     def __exit__(self, *exc):
         self.stop()

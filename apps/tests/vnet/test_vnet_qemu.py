@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from nomvm import VM, Nic, free_port, make_iso
+from nomvm import Guest
 
 pytestmark = pytest.mark.boot
 
@@ -40,11 +40,10 @@ def smoke_elf():
 
 @pytest.mark.parametrize("w", [0, 20])
 def test_udp_echo_through_driver(smoke_elf, tmp_path, w):
-    iso = make_iso(str(KERNEL), [(str(smoke_elf), f"vnet_smoke {w}")], str(tmp_path / "s.iso"))
-    echo_port, ctl_port = free_port(socket.SOCK_DGRAM), free_port(socket.SOCK_DGRAM)
-    nic = Nic(mac="52:54:00:12:34:56", udp_hostfwd=[(echo_port, 7), (ctl_port, 7001)])
-    with VM(iso=iso, nics=[nic], workdir=str(tmp_path)) as vm, \
-            socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+    guest = Guest([(smoke_elf, f"vnet_smoke {w}")], tmp_path, udp=[7, 7001], kernel=KERNEL)
+    echo_port, ctl_port = guest.host_port(7, "udp"), guest.host_port(7001, "udp")
+    vm = guest.vm
+    with guest.start(ready=()), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
         sock.settimeout(5)
         opened = vm.wait_for(r"vnet_smoke: (open .*|vnet_open failed.*|no free.*)", 120)
         assert "features 120010020" in opened.group(0), opened.group(0)  # VERSION_1 EVENT_IDX STATUS MAC
