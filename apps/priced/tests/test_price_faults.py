@@ -5,16 +5,15 @@ the staleness's age, and does its controller fall back to the safe W (nom/adapt.
 NOM_ADAPT_SAFE_W_US, 0) and return to the price's best W once the provider answers again?
 nhttpd (adaptive, penalty utility) runs beside priced; its /nom/stats and /nom/board are read
 from the host; memcached runs too, and its `stats` must say the same."""
-import json
 import os
 import re
-import socket
 import time
 import urllib.request
 
 import pytest
 
-from nomvm import VM, Nic, make_iso
+from dashboard import sources
+from nomvm import VM, Nic, free_port, make_iso
 from priced_vm import BUILD, KERNEL, PRICED, PRICED_NIC, FakeProvider
 
 NHTTPD = os.path.join(BUILD, "apps", "nhttpd", "nhttpd.elf")
@@ -30,13 +29,12 @@ pytestmark = [pytest.mark.boot, pytest.mark.skipif(
 
 
 def get(port, path):
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    with opener.open(f"http://127.0.0.1:{port}{path}", timeout=60) as r:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=60) as r:
         return r.status, r.read()
 
 
 def stats(port):
-    return json.loads(get(port, "/nom/stats")[1])
+    return sources.nhttpd_stats("127.0.0.1", port, timeout_s=60)
 
 
 def wait_stats(port, vm, pred, timeout=90):
@@ -50,21 +48,12 @@ def wait_stats(port, vm, pred, timeout=90):
 
 
 def memcached_stats(port, timeout=60):
-    """memcached's `stats`; retried while it does not answer yet (QEMU accepts forwarded
+    """memcached's `stats`, retried while it does not answer yet (QEMU accepts forwarded
     connections before the guest listens)."""
     deadline = time.monotonic() + timeout
     while True:
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
-                s.sendall(b"stats\r\n")
-                text = b""
-                while not text.endswith(b"END\r\n"):
-                    chunk = s.recv(65536)
-                    if not chunk:
-                        raise ConnectionError(f"closed after {text!r}")
-                    text += chunk
-            return dict(l.split(" ", 2)[1:] for l in text.decode().splitlines()
-                        if l.startswith("STAT "))
+            return sources.memcached_stats("127.0.0.1", port, timeout_s=30)
         except OSError:
             if time.monotonic() > deadline:
                 raise
@@ -72,7 +61,7 @@ def memcached_stats(port, timeout=60):
 
 
 def price_slot0(port):
-    return json.loads(get(port, "/nom/board")[1])["board"]["prices"]["0"]
+    return sources.nhttpd_board("127.0.0.1", port, timeout_s=60)["prices"]["0"]
 
 
 def test_price_faults_mark_the_price_stale_and_fall_back_to_the_safe_w(tmp_path):
