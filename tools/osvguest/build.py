@@ -1,6 +1,6 @@
-"""Builds the OSv comparison images (memcached, nginx, NPtcp) from an OSv source tree into build/osv/.
+"""Builds the OSv comparison images (memcached, nginx, NPtcp) from an OSv tree into build/osv/.
 
-    python3 tools/osvguest/build.py --osv-src PATH        # or OSV_SRC=PATH; make osv does this
+    python3 tools/osvguest/build.py --osv-src PATH        # or OSV_SRC=PATH make osv
     python3 tools/osvguest/build.py --clone build/osv-src # clones OSv at PINNED_COMMIT first
 
 Steps, each printed with the time since the start: install OSv's Debian build dependencies

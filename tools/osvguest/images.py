@@ -1,4 +1,4 @@
-"""What each OSv image built by build.py holds and runs: Debian's binary, its files, its command line.
+"""What each OSv image build.py makes holds and runs: a Debian binary, its files, command line.
 
 Pure data and text: the three images the comparison needs (memcached, nginx as the web server,
 NetPIPE's NPtcp), the OSv module (module.py + the lines added to the usr.manifest that OSv's
@@ -35,7 +35,7 @@ BUILD_PACKAGES = (
 
 # nginx's configuration in the OSv image: the Linux guest's (tools/linuxguest/rootfs/nginx.conf)
 # with what OSv lacks taken out: no master process nor daemon (one process), logs to the console.
-NGINX_CONF = f"""# nginx of the OSv comparison guest (made by tools/osvguest/images.py): one worker, no
+NGINX_CONF = f"""# nginx of the OSv comparison guest (from tools/osvguest/images.py): one worker, no
 # master process (OSv runs one process), the 175-byte page, no access log, long keep-alive.
 daemon off;
 master_process off;
