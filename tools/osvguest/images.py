@@ -23,9 +23,11 @@ NETMASK = "255.255.255.0"
 MODULE_PREFIX = "nom-"  # our modules in OSv's apps/ folder, apart from osv-apps' own
 
 # OSv's build on Debian 12: its scripts/setup.py lists Debian 9's names (python-dpkt,
-# openjdk-8, ...) and many extras (maven, ant, gdb) only some apps need; these are what the
-# kernel, the rofs image and manifest_from_host.sh use. Boost is a build dependency of the
-# kernel's headers; python3-pyelftools is Debian's name for the elftools OSv's scripts import.
+# openjdk-8, ...) and many extras (maven, ant, gdb) only some apps need. These are the ones
+# the build that succeeded here had (not each proven necessary): its compilers, Boost (the
+# kernel includes its headers), genromfs, the autotools, bison and flex its Makefile names,
+# qemu-img, python3-pyelftools (Debian's name for the elftools OSv's scripts import) and
+# pax-utils' lddtree (manifest_from_host.sh).
 BUILD_PACKAGES = (
     "build-essential", "libboost-dev", "libboost-system-dev", "libboost-filesystem-dev",
     "libboost-program-options-dev", "libboost-test-dev", "libboost-timer-dev",
