@@ -24,10 +24,11 @@ MODULE_PREFIX = "nom-"  # our modules in OSv's apps/ folder, apart from osv-apps
 
 # OSv's build on Debian 12: its scripts/setup.py lists Debian 9's names (python-dpkt,
 # openjdk-8, ...) and many extras (maven, ant, gdb) only some apps need. These are the ones
-# the build that succeeded here had (not each proven necessary): its compilers, Boost (the
-# kernel includes its headers), genromfs, the autotools, bison and flex its Makefile names,
-# qemu-img, python3-pyelftools (Debian's name for the elftools OSv's scripts import) and
-# pax-utils' lddtree (manifest_from_host.sh).
+# the build that succeeded here had (not each proven necessary; genromfs, the autotools,
+# bison and flex come from setup.py's list, and OSv's Makefile and scripts/build name none of
+# them): the compilers, Boost (the kernel includes its headers), qemu-img (usr.img), python3-
+# pyelftools (Debian's name for the elftools OSv's scripts import) and pax-utils' lddtree
+# (manifest_from_host.sh).
 BUILD_PACKAGES = (
     "build-essential", "libboost-dev", "libboost-system-dev", "libboost-filesystem-dev",
     "libboost-program-options-dev", "libboost-test-dev", "libboost-timer-dev",
