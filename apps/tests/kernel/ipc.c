@@ -18,12 +18,6 @@ void on_upcall(struct nom_upcall_frame *f) {
     SYS(NOM_SYS_UPCALL_RETURN, f);
 }
 
-static uint32_t parse_u32(const char *s) {
-    uint32_t v = 0;
-    while (*s >= '0' && *s <= '9') v = v * 10 + (uint32_t)(*s++ - '0');
-    return v;
-}
-
 static int wait_mode(void) {
     SYS(NOM_SYS_UPCALL_REGISTER, on_upcall, upcall_stack + sizeof upcall_stack, &ctl);
     struct nom_bb_app_report rep = {.batching_delay_ns = 5000, .subscribe_prices = 1};
@@ -45,7 +39,7 @@ int ktest_main(int argc, char **argv, struct nom_start_info *info) {
     struct nom_bb_price price = {.resource = NOM_RES_BANDWIDTH, .unit = NOM_UNIT_GBIT, .price_micro = 10000000};
     kt_sleep_ms(300);
     if (!kt_strcmp(mode, "send")) {
-        int64_t r = SYS(NOM_SYS_NOTIFY, parse_u32(argc > 2 ? argv[2] : "0"), 0x50);
+        int64_t r = SYS(NOM_SYS_NOTIFY, (uint32_t)kt_atou(argc > 2 ? argv[2] : "0"), 0x50);
         int64_t p = SYS(NOM_SYS_PRICE_PUBLISH, 0, &price);
         int64_t bad = SYS(NOM_SYS_NOTIFY, 999, 1);
         kt_printf("ipc-send: notify %ld, publish %ld, notify unknown app %ld\n", r, p, bad);

@@ -4,11 +4,7 @@
 
 int ktest_main(int argc, char **argv, struct nom_start_info *info) {
     (void)info;
-    uint64_t ms = 2000;
-    if (argc > 1) {
-        ms = 0;
-        for (const char *p = argv[1]; *p; p++) ms = ms * 10 + (uint64_t)(*p - '0');
-    }
+    uint64_t ms = argc > 1 ? kt_atou(argv[1]) : 2000;
     uint64_t t0 = kt_rdtsc();
     kt_sleep_ms(ms);
     kt_printf("sleeper: slept %lu ms\n", (kt_rdtsc() - t0) / (kt_tsc_hz() / 1000));

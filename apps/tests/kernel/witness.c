@@ -4,11 +4,7 @@
 
 int ktest_main(int argc, char **argv, struct nom_start_info *info) {
     (void)info;
-    int rounds = 30;
-    if (argc > 1) {
-        rounds = 0;
-        for (const char *p = argv[1]; *p; p++) rounds = rounds * 10 + (*p - '0');
-    }
+    int rounds = argc > 1 ? (int)kt_atou(argv[1]) : 30;
     for (int i = 0; i < rounds; i++)
         kt_sleep_ms(100);
     kt_printf("witness: still alive after %d rounds\n", rounds);
