@@ -27,7 +27,7 @@ int nom_net_start(int *argc, char **argv)
     if (cfg.idle_poll_us >= 0)
         nom_sched_set_idle_poll_us((uint64_t)cfg.idle_poll_us);
     vcfg.batching_delay_us = cfg.batching_delay_us;
-    vcfg.no_csum_offload = cfg.no_csum_offload;
+    vcfg.csum_offload = !cfg.no_csum_offload;
     r = vnet_nom_open(&dev, nic, &vcfg);
     if (r != 0) {
         printf("net: no virtio-net NIC (driver error %d)\n", r);

@@ -2,8 +2,9 @@
 reads each back, byte for byte (run inside the test's network namespace by
 test_csum_offload_tap.py). Prints one line per value; exits 1 at the first difference.
 
-    python3 csum_client.py HOST [PORT]
+    python3 csum_client.py HOST [--port 11211]
 """
+import argparse
 import os
 import socket
 import sys
@@ -46,9 +47,12 @@ def round_trip(sock, key, value):
     return buf[:len(value)]
 
 
-def main(argv):
-    host, port = argv[1], int(argv[2]) if len(argv) > 2 else 11211
-    with socket.create_connection((host, port), timeout=60) as sock:
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="csum_client.py", description=__doc__.splitlines()[0])
+    ap.add_argument("host", help="memcached's IPv4 address")
+    ap.add_argument("--port", type=int, default=11211)
+    args = ap.parse_args(argv)
+    with socket.create_connection((args.host, args.port), timeout=60) as sock:
         for i, size in enumerate(SIZES):
             value = os.urandom(size)
             got = round_trip(sock, b"k%d" % i, value)
@@ -61,4 +65,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main())

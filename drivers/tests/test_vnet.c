@@ -90,16 +90,15 @@ static int send(struct vnet *dev, uint8_t tag)
 
 /* ---- initialization and release ------------------------------------------------------- */
 
-/* Does open negotiate exactly VERSION_1, MAC, STATUS, EVENT_IDX and the checksum offloads,
- * refusing the rest (TSO, mergeable buffers, control queue), and leave the device live with a
- * full receive ring and only the receive queue on MSI-X? */
+/* Does open negotiate exactly VERSION_1, MAC, STATUS and EVENT_IDX, refusing offloads not
+ * asked for, and leave the device live with a full receive ring and only the receive queue on
+ * MSI-X? */
 static void open_negotiates_features(void)
 {
     struct vnet *dev = start(0, 0);
     CHECK(vnet_features(dev) == (1ull << VIRTIO_F_VERSION_1 | 1ull << VIRTIO_NET_F_MAC
-                                 | 1ull << VIRTIO_NET_F_STATUS | 1ull << VIRTIO_RING_F_EVENT_IDX
-                                 | 1ull << VIRTIO_NET_F_CSUM | 1ull << VIRTIO_NET_F_GUEST_CSUM));
-    CHECK(vnet_offloads(dev) == (VNET_OFFLOAD_TX_CSUM | VNET_OFFLOAD_RX_CSUM));
+                                 | 1ull << VIRTIO_NET_F_STATUS | 1ull << VIRTIO_RING_F_EVENT_IDX));
+    CHECK(vnet_offloads(dev) == 0);
     CHECK(sim.status == (VIRTIO_CONFIG_S_ACKNOWLEDGE | VIRTIO_CONFIG_S_DRIVER
                          | VIRTIO_CONFIG_S_FEATURES_OK | VIRTIO_CONFIG_S_DRIVER_OK));
     CHECK(sim.q[SIM_RXQ].enabled && sim.q[SIM_TXQ].enabled);
@@ -367,12 +366,34 @@ static void tx_rejects_bad_frames(void)
  * Ethernet and a 20-byte IP header: start 34, offset 16). */
 static const struct vnet_tx_csum tcp_csum = { .start = 34, .offset = 16, .pseudo = 0xbeef };
 
+/* A device opened with the checksum offload asked for. */
+static struct vnet *start_csum(uint16_t qsize)
+{
+    struct vnet *dev = NULL;
+    struct vnet_config cfg = { .queue_size = qsize, .csum_offload = 1 };
+    sim_init(&sim, 256);
+    CHECK(vnet_open(&dev, &sim.plat, &cfg) == 0);
+    return dev;
+}
+
+/* Asked for, are CSUM and GUEST_CSUM negotiated, and nothing else more (TSO, mergeable
+ * buffers, the control queue)? */
+static void csum_offload_negotiated_when_asked(void)
+{
+    struct vnet *dev = start_csum(0);
+    CHECK(vnet_features(dev) == (1ull << VIRTIO_F_VERSION_1 | 1ull << VIRTIO_NET_F_MAC
+                                 | 1ull << VIRTIO_NET_F_STATUS | 1ull << VIRTIO_RING_F_EVENT_IDX
+                                 | 1ull << VIRTIO_NET_F_CSUM | 1ull << VIRTIO_NET_F_GUEST_CSUM));
+    CHECK(vnet_offloads(dev) == (VNET_OFFLOAD_TX_CSUM | VNET_OFFLOAD_RX_CSUM));
+    finish(dev);
+}
+
 /* With the offload, does the device see NEEDS_CSUM, where to sum and where to put it, and the
  * pseudo header's sum in the field; a frame without one a zeroed header; and is a field
  * outside the frame refused? */
 static void tx_csum_fills_the_header(void)
 {
-    struct vnet *dev = start(8, 0);
+    struct vnet *dev = start_csum(8);
     const uint8_t *frame = frame_of(7);
     struct vnet_iov iov = { frame, 60 };
     CHECK(vnet_tx_enqueue_csum(dev, &iov, 1, &tcp_csum) == 0);
@@ -401,7 +422,7 @@ static void tx_csum_fills_the_header(void)
  * DATA_VALID or NEEDS_CSUM? */
 static void rx_csum_flags_reach_the_callback(void)
 {
-    struct vnet *dev = start(16, 0);
+    struct vnet *dev = start_csum(16);
     memset(&seen, 0, sizeof seen);
     const uint8_t flags[3] = { VIRTIO_NET_HDR_F_DATA_VALID, VIRTIO_NET_HDR_F_NEEDS_CSUM, 0 };
     for (int i = 0; i < 3; i++) {
@@ -414,14 +435,11 @@ static void rx_csum_flags_reach_the_callback(void)
     finish(dev);
 }
 
-/* With the offload turned off (the driver parameter), is neither CSUM nor GUEST_CSUM
- * negotiated, a checksum request refused, and a device's word on received frames ignored? */
+/* Not asked for (the driver parameter's default), is neither CSUM nor GUEST_CSUM negotiated,
+ * a checksum request refused, and a device's word on received frames ignored? */
 static void csum_offload_off_negotiates_neither(void)
 {
-    sim_init(&sim, 256);
-    struct vnet *dev = NULL;
-    struct vnet_config cfg = { .queue_size = 16, .no_csum_offload = 1 };
-    CHECK(vnet_open(&dev, &sim.plat, &cfg) == 0);
+    struct vnet *dev = start(16, 0);
     CHECK(!(sim.accepted & (1ull << VIRTIO_NET_F_CSUM | 1ull << VIRTIO_NET_F_GUEST_CSUM)));
     CHECK(vnet_offloads(dev) == 0);
     struct vnet_iov iov = { frame_of(1), 60 };
@@ -791,6 +809,7 @@ static const struct {
     CASE(tx_gathers_pieces_behind_zero_header),
     CASE(tx_rejects_bad_frames),
     CASE(tx_ignores_bad_completions),
+    CASE(csum_offload_negotiated_when_asked),
     CASE(tx_csum_fills_the_header),
     CASE(rx_csum_flags_reach_the_callback),
     CASE(csum_offload_off_negotiates_neither),

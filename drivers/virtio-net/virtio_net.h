@@ -52,12 +52,15 @@
  * never pinned for W µs or until the device completes. Received frames are lent to the callback
  * and valid only until it returns; their buffers then go back to the device.
  *
- * Checksum offload (spec 5.1.6.2, 5.1.6.4; off with vnet_config.no_csum_offload): when the
- * device offers VIRTIO_NET_F_CSUM the caller may leave a TCP/UDP checksum to the device
+ * Checksum offload (spec 5.1.6.2, 5.1.6.4; asked for with vnet_config.csum_offload, since a
+ * caller that asks must honour what follows): when the device offers VIRTIO_NET_F_CSUM the
+ * caller may leave a TCP/UDP checksum to the device
  * (vnet_tx_enqueue_csum); when it offers VIRTIO_NET_F_GUEST_CSUM, received frames whose
  * checksum the device vouches for (DATA_VALID, or NEEDS_CSUM: a local sender's partial
  * checksum, its data intact) say so (VNET_RX_CSUM_OK) and the caller need not check them;
- * other frames it must check as usual. vnet_offloads() says what was negotiated.
+ * other frames it must check as usual, and frames with NEEDS_CSUM carry only a partial sum in
+ * their checksum field (echoing one back unchanged sends a bad checksum). vnet_offloads()
+ * says what was negotiated.
  *
  * Errors are negative `enum vnet_error` values; 0 (or a count) is success.
  */
@@ -115,7 +118,7 @@ struct vnet_platform {
 struct vnet_config {
     uint16_t queue_size;         /* per virtqueue, power of two; 0: VNET_DEFAULT_QUEUE_SIZE */
     uint32_t batching_delay_us;  /* initial W, see vnet_set_batching_delay_us() */
-    uint8_t no_csum_offload;     /* 1: negotiate neither VIRTIO_NET_F_CSUM nor GUEST_CSUM */
+    uint8_t csum_offload;        /* 1: negotiate VIRTIO_NET_F_CSUM and GUEST_CSUM if offered */
 };
 
 /* Counters: monotonic since vnet_open(). A "batch" is one hand-over: one vnet_tx flush that
@@ -175,7 +178,7 @@ struct vnet_tx_csum {
 struct vnet;
 
 /* Resets and initializes the device (spec 3.1.1), negotiating VERSION_1 (required), MAC, STATUS,
- * EVENT_IDX and, unless cfg->no_csum_offload, CSUM and GUEST_CSUM (used when offered), sets up both virtqueues, fills the receive ring and sets
+ * EVENT_IDX and, with cfg->csum_offload, CSUM and GUEST_CSUM (used when offered), sets up both virtqueues, fills the receive ring and sets
  * DRIVER_OK. cfg may be NULL (defaults). Errors: -VNET_ENODEV, -VNET_ENOTSUP, -VNET_ENOMEM,
  * -VNET_EINVAL (queue_size not a power of two or W above VNET_MAX_BATCHING_DELAY_US),
  * -VNET_EIO (device failed to reset or to accept the queues). On error nothing stays allocated

@@ -22,7 +22,7 @@
  *                      budget of 4 turns, nom/sched.h). Longer: fewer interrupts and wake-ups
  *                      under bursty load, more CPU spent spinning; 0: interrupt mode as soon as
  *                      the core is idle.
- *   --no-csum-offload  the NIC's checksum offload stays off (vnet_config.no_csum_offload):
+ *   --no-csum-offload  the NIC's checksum offload stays off (else vnet_config.csum_offload):
  *                      lwIP computes and checks every TCP/UDP checksum itself
  */
 #ifndef NOM_NET_H
