@@ -29,8 +29,7 @@ def measure(w_values, requests, window, accel, workdir):
     """{"guest_banner", "rows": rawecho bench.py's rows, one per W}. Raises RuntimeError,
     TimeoutError or netlab.NetLabError when rawecho cannot be measured."""
     rb = _rawecho_bench()
-    args = argparse.Namespace(w=",".join(str(w) for w in w_values), requests=requests,
-                              window=window)
+    args = argparse.Namespace(w=list(w_values), requests=requests, window=window)
     os.makedirs(workdir, exist_ok=True)
     iso = os.path.join(workdir, "rawecho.iso")  # 12 MB: removed whatever happens
     try:
