@@ -74,6 +74,13 @@ def test_quick_mode_has_every_guest_and_phase_with_nonzero_counters(quick):
             per = f["per_request"]
             if result["machine"]["accel"] == "tcg":
                 assert per["insns_per_req"] > 0 and per["notifies_per_req"] > 0, (key, phase)
+                # work and idle polling apart: nom marks its idle turns, Linux marks none
+                assert per["work_insns_per_req"] + per["idle_insns_per_req"] == \
+                    pytest.approx(per["insns_per_req"]), (key, phase, per)
+                if key[0] == "linux":
+                    assert per["idle_insns_per_req"] == 0, (key, phase, per)
+                elif phase == "single":  # one request at a time: the core idles between them
+                    assert per["idle_insns_per_req"] > 0, (key, phase, per)
             else:  # under KVM kicks bypass QEMU's trace: KVM's exit counter counts them
                 assert per["kvm_exits_per_req"] > 0, (key, phase, per)
             assert os.path.isfile(out / f["raw"]["wrk"])

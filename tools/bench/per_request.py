@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Issue 16's per-request cost: guest instructions per request, work and idle polling apart,
+with kicks and interrupts, for memcached (1 KiB values, GET/SET 90/10), nhttpd and NetPIPE's
+1 KiB ping-pong, one connection each, W = 0, medians of --runs boots (insn_profile.py each).
+
+    python3 tools/bench/per_request.py                   # 3 boots x 10 s per application
+    python3 tools/bench/per_request.py --runs 1 --seconds 2 --output /tmp/p
+
+Writes OUTPUT/per-request.json (every application's insn_profile result, the machine) and
+OUTPUT/per-request.md (the table beside the issue's targets), and each application's own
+folder. TCG only (the counting plugin)."""
+import argparse
+import datetime
+import json
+import os
+import sys
+
+from bench import insn_profile
+from experiment.machine import TOP, describe, git_commit
+
+# Application, its insn_profile arguments, and issue 16's target for work per request.
+CASES = (("memcached", ["--app", "memcached", "--value-size", "1024"], 11000),
+         ("nhttpd", ["--app", "nhttpd"], 6000),
+         ("netpipe", ["--app", "netpipe"], 4000))
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(prog="per_request.py", description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=3, help="boots per application (default 3)")
+    ap.add_argument("--seconds", type=int, default=10, help="load window (default 10)")
+    ap.add_argument("--output", help="results folder (default results/per-request-DATE-COMMIT)")
+    args = ap.parse_args(argv)
+    if args.runs < 1 or args.seconds < 1:
+        ap.error("--runs and --seconds must be >= 1")
+    return args
+
+
+def default_output():
+    commit, dirty = git_commit()
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H%MZ")
+    return os.path.join(TOP, "results",
+                        f"per-request-{stamp}-{commit}{'-dirty' if dirty else ''}")
+
+
+def _fmt(value, digits=0):
+    return "-" if value is None else f"{value:,.{digits}f}"
+
+
+def markdown(result):
+    m = result["machine"]
+    lines = [f"# nom's cost per request, {m['accel'].upper()} (issue 16)", "",
+             f"{m['date_utc']}, commit {m['commit']}{' (dirty)' if m['dirty'] else ''}, "
+             f"{m['cpu_model']}, {m['cpus']} CPUs, {m['qemu']}; one connection, W = 0, "
+             f"{result['settings']['seconds']} s windows, medians of "
+             f"{result['settings']['runs']} boots (tools/bench/per_request.py).", "",
+             "| application | instructions/req | work | idle polling | idle turns | target work "
+             "| kicks/req | irqs/req |", "|" + "---|" * 8]
+    for name, _, target in CASES:
+        r = result["apps"][name]
+        if "error" in r:
+            lines.append(f"| {name} | failed: {r['error'][:100]} |")
+            continue
+        md = r["medians"]
+        lines.append("| " + " | ".join([
+            name, _fmt(md["insns_per_req"]), _fmt(md["work_insns_per_req"]),
+            _fmt(md["idle_insns_per_req"]), _fmt(md["idle_spins_per_req"], 1), _fmt(target),
+            _fmt(md["notifies_per_req"], 2), _fmt(md["irqs_per_req"], 2)]) + " |")
+    lines += ["", "Instructions are the guest's, counted by the TCG plugin (tools/vmcounters): "
+              "they do not depend on the emulator's speed or the host's load. Idle polling is "
+              "libnom's empty idle turns, marked for the plugin; work is the rest.", ""]
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    out = os.path.abspath(args.output or default_output())
+    os.makedirs(out, exist_ok=True)
+    result = {"benchmark": "nom per-request cost (issue 16)", "machine": describe("tcg", "plugin"),
+              "settings": {"runs": args.runs, "seconds": args.seconds, "w_us": 0, "conns": 1},
+              "apps": {}}
+    failed = False
+    for name, extra, target in CASES:
+        folder = os.path.join(out, name)
+        argv = extra + ["--conns", "1", "--w", "0", "--runs", str(args.runs),
+                        "--seconds", str(args.seconds), "--output", folder]
+        try:
+            insn_profile.main(argv)
+            with open(os.path.join(folder, "insn-profile.json")) as f:
+                result["apps"][name] = dict(json.load(f), target_work_insns_per_req=target)
+        except Exception as e:  # noqa: BLE001 -- one failed application must not lose the others
+            result["apps"][name] = {"error": f"{type(e).__name__}: {e}"}
+            failed = True
+    with open(os.path.join(out, "per-request.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    with open(os.path.join(out, "per-request.md"), "w") as f:
+        f.write(markdown(result))
+    print(markdown(result))
+    print("wrote", out)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
