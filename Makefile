@@ -97,10 +97,12 @@ osv: $(STAMP)
 	python3 tools/osvguest/build.py $(if $(OSV_SRC),--osv-src $(OSV_SRC),--clone $(BUILD)/osv-src)
 
 # Issue 4's data-path benchmark: nhttpd on nom per batching delay and on Linux, and rawecho's
-# round trip (tools/bench/README.md). BENCH_ARGS=--quick runs the one-minute check.
+# round trip (tools/bench/README.md). BENCH_ARGS=--quick runs the one-minute check. Then issue
+# 16's instructions per request, work and idle polling apart (PER_REQUEST_ARGS, e.g. --runs 1).
 .PHONY: bench
 bench: all host-tools
 	python3 tools/bench/run.py $(BENCH_ARGS)
+	python3 tools/bench/per_request.py $(PER_REQUEST_ARGS)
 
 # Coverage-guided fuzzing of the parsers that take bytes from outside (tools/fuzz/README.md):
 # builds each libFuzzer harness and runs it FUZZ_SECONDS s (default 60), then prints each one's
