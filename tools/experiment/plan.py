@@ -42,8 +42,8 @@ RAW_PASS = "tcg-raw"
 # until the application serves, the two 1 s warm-ups, the price provider, the teardown.
 # Measured under TCG at host load average 8-10 (run.py --quick, 13 cells: Linux 21-34 s, nom
 # 3-11 s; --kvmcost skylake --duration 4, 5 cells: Linux 22-45 s with the first cell's
-# start-up, nom 9-14 s), rounded up; OSv not measured (no image), put between the two.
-OVERHEAD_S = {"linux": 35.0, "osv": 25.0, "nom": 15.0}
+# start-up, nom 9-14 s; OSv on the stock QEMU, one cell: 13 s with the start-up), rounded up.
+OVERHEAD_S = {"linux": 35.0, "osv": 20.0, "nom": 15.0}
 BUDGET_S = 6 * 3600.0  # the whole experiment on this 2-core machine (issue 13)
 
 
