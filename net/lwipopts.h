@@ -76,7 +76,7 @@
  * connection). 4096 x ~1.6 KiB = 6.5 MiB: 30 full receive windows. */
 #define PBUF_POOL_SIZE              4096
 #define PBUF_POOL_BUFSIZE           LWIP_MEM_ALIGN_SIZE(1514 + 2)  /* one frame per pbuf */
-#define LWIP_SUPPORT_CUSTOM_PBUF    0
+#define LWIP_SUPPORT_CUSTOM_PBUF    1  /* zero-copy receive: pbufs over ring buffers (netif_virtio.c) */
 #define LWIP_NETIF_TX_SINGLE_PBUF   1  /* TCP builds each segment, headers included, in one
                                           PBUF_RAM: every frame reaches the driver as one
                                           piece, so it copies it with one memcpy */

@@ -11,9 +11,14 @@
  * segment's headers after linkoutput returns) and go out as soon as completions free
  * descriptors: lwIP sends an RST only once, and a lost one would leave the peer's connection
  * open forever.
- * Receive: the driver lends frames only for the callback, so each is copied once into a pbuf
- * from lwIP's pool (copy here because a pbuf over a ring buffer would keep the ring slot
- * until the application reads: a window of unread data would starve the ring).
+ * Receive, zero-copy (issue 16): a frame longer than a socket copies anyway
+ * (NOMSOCK_RX_COPY_MAX) goes up as a pbuf_custom over the ring's own buffer, which the driver
+ * lets us keep (vnet_rx_keep) and gets back when lwIP or the socket frees the pbuf
+ * (rx_zc_free: vnet_rx_release, exactly once, on every path: pbuf_free is the only way out).
+ * A kept buffer is a ring slot the device lacks, so they are bounded (the driver: an eighth
+ * of the ring; here NETIF_VIRTIO_ZC_SLOTS), and sockets holding unread data move them to the
+ * heap under pressure (rx_budget.c); beyond the bound, and for short frames, each frame is
+ * copied once into a pbuf from lwIP's pool.
  * Checksums (virtio 5.1.6.2, 5.1.6.4): when the device offloads them, lwIP computes no TCP/UDP
  * checksum on transmit (the netif's NETIF_CHECKSUM_GEN_TCP/UDP are off) and tx_csum_of() asks
  * the device for it with the pseudo header's sum; on receive, lwIP's TCP/UDP check is switched
@@ -29,10 +34,12 @@
 #include "lwip/prot/ethernet.h"
 #include "lwip/prot/ip.h"
 #include "lwip/prot/ip4.h"
+#include "lwip/prot/tcp.h"
 #include "netif/ethernet.h"
 
 #include "arch/cc.h"
 #include "netif_virtio.h"
+#include "sock.h"
 
 /* Frames the full ring refused, oldest first (about two rings' worth). */
 #define TX_BACKLOG 512
@@ -66,6 +73,56 @@ static int tx_gather(struct pbuf *p, struct vnet_iov *iov, uint8_t *bounce)
         n++;
     }
     return (int)n;
+}
+
+/* Zero-copy receive's pbufs (see the top); frames up to RX_ZC_MIN bytes are copied: their
+ * payload fits what a socket copies out of the pool anyway. */
+#define RX_ZC_MIN (SIZEOF_ETH_HDR + IP_HLEN + TCP_HLEN + NOMSOCK_RX_COPY_MAX)
+struct rx_zc {
+    struct pbuf_custom pc; /* first: the pbuf lwIP frees is this */
+    struct vnet *dev;
+    int handle;
+    struct rx_zc *next_free;
+};
+static struct rx_zc zc_slots[NETIF_VIRTIO_ZC_SLOTS], *zc_free;
+static unsigned zc_used;
+
+static void rx_zc_free(struct pbuf *p)
+{
+    struct rx_zc *z = (struct rx_zc *)p;
+    vnet_rx_release(z->dev, z->handle); /* the only release of this handle */
+    z->next_free = zc_free;
+    zc_free = z;
+    zc_used--;
+}
+
+bool netif_virtio_rx_zc(const struct pbuf *p)
+{
+    return (p->flags & PBUF_FLAG_IS_CUSTOM)
+           && ((const struct pbuf_custom *)p)->custom_free_function == rx_zc_free;
+}
+
+unsigned netif_virtio_rx_zc_used(void)
+{
+    return zc_used;
+}
+
+/* A pbuf over the frame's own ring buffer, or NULL: no slot left, or the driver's bound. */
+static struct pbuf *rx_zc_wrap(struct vnet *dev, const struct vnet_rx_frame *frame)
+{
+    if (zc_free == NULL)
+        return NULL;
+    int handle = vnet_rx_keep(dev, frame);
+    if (handle < 0)
+        return NULL;
+    struct rx_zc *z = zc_free;
+    zc_free = z->next_free;
+    zc_used++;
+    z->dev = dev;
+    z->handle = handle;
+    z->pc.custom_free_function = rx_zc_free;
+    return pbuf_alloced_custom(PBUF_RAW, (u16_t)frame->len, PBUF_REF, &z->pc,
+                               (void *)frame->data, (u16_t)frame->len);
 }
 
 /* The folded, uncomplemented sum of an IPv4 TCP/UDP pseudo header (RFC 793 3.1, RFC 768), as
@@ -180,19 +237,30 @@ int netif_virtio_tx_drain(struct netif *netif)
     return (int)backlog_len;
 }
 
+/* The frame copied once into a pbuf from lwIP's pool, or NULL (pool empty: dropped). */
+static struct pbuf *rx_copy(const struct vnet_rx_frame *frame)
+{
+    struct pbuf *p = pbuf_alloc(PBUF_RAW, (u16_t)frame->len, PBUF_POOL);
+    if (p == NULL) {
+        rx_nobuf++;
+        if ((rx_nobuf & (rx_nobuf - 1)) == 0) /* 1, 2, 4, 8, ...: a trace, not a flood */
+            printf("net: receive pool empty, frame dropped (%llu so far)\n",
+                   (unsigned long long)rx_nobuf);
+        return NULL;
+    }
+    pbuf_take(p, frame->data, (u16_t)frame->len);
+    return p;
+}
+
 void netif_virtio_rx(void *arg, const struct vnet_rx_frame *frames, unsigned count)
 {
     struct netif *netif = arg;
     for (unsigned i = 0; i < count; i++) {
-        struct pbuf *p = pbuf_alloc(PBUF_RAW, (u16_t)frames[i].len, PBUF_POOL);
-        if (p == NULL) {
-            rx_nobuf++;
-            if ((rx_nobuf & (rx_nobuf - 1)) == 0) /* 1, 2, 4, 8, ...: a trace, not a flood */
-                printf("net: receive pool empty, frame dropped (%llu so far)\n",
-                       (unsigned long long)rx_nobuf);
+        struct pbuf *p = NULL;
+        if (frames[i].len > RX_ZC_MIN)
+            p = rx_zc_wrap(netif->state, &frames[i]);
+        if (p == NULL && (p = rx_copy(&frames[i])) == NULL)
             continue;
-        }
-        pbuf_take(p, frames[i].data, (u16_t)frames[i].len);
         rx_check_csum(netif, &frames[i]);
         if (netif->input(p, netif) != ERR_OK)
             pbuf_free(p);
@@ -213,6 +281,12 @@ err_t netif_virtio_init(struct netif *netif)
     static const uint8_t zero[6];
     struct vnet *dev = netif->state;
 
+    static bool zc_ready; /* the slots serve every netif of the process (host tests: two) */
+    for (unsigned i = 0; i < NETIF_VIRTIO_ZC_SLOTS && !zc_ready; i++) {
+        zc_slots[i].next_free = zc_free;
+        zc_free = &zc_slots[i];
+    }
+    zc_ready = true;
     netif->name[0] = 'v';
     netif->name[1] = 'n';
     netif->output = etharp_output;

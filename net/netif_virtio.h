@@ -2,6 +2,8 @@
 #ifndef NOM_NET_NETIF_VIRTIO_H
 #define NOM_NET_NETIF_VIRTIO_H
 
+#include <stdbool.h>
+
 #include "lwip/netif.h"
 #include "virtio_net.h"
 
@@ -12,6 +14,11 @@ void netif_virtio_rx(void *arg, const struct vnet_rx_frame *frames, unsigned cou
 /* Sends what waits in the backlog (frames the full ring refused) as far as the ring allows;
  * call after the driver reaped completions. Returns the frames still waiting. */
 int netif_virtio_tx_drain(struct netif *netif);
+/* Zero-copy receive: whether p is a pbuf over a ring buffer the driver lent (it holds a ring
+ * slot until freed), and how many such pbufs live now, of NETIF_VIRTIO_ZC_SLOTS at most. */
+#define NETIF_VIRTIO_ZC_SLOTS 32
+bool netif_virtio_rx_zc(const struct pbuf *p);
+unsigned netif_virtio_rx_zc_used(void);
 /* The netif's own drop counters (nom_net_stats). */
 void netif_virtio_counters(uint64_t *rx_nobuf, uint64_t *tx_dropped, uint64_t *tx_gathers);
 

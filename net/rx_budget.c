@@ -7,6 +7,7 @@
 #include "lwip/prot/tcp.h"
 #include "lwip/stats.h"
 
+#include "netif_virtio.h"
 #include "rx_budget.h"
 
 #define PRESSURE_USED (PBUF_POOL_SIZE / 2)
@@ -24,10 +25,24 @@ bool nomnet_rx_pressure(void)
     return pool_used() > PRESSURE_USED;
 }
 
+/* Whether a pbuf of the chain holds a pool buffer (pool under pressure) or a ring buffer lent
+ * by the driver (zero-copy receive, netif_virtio.c: more than half its slots in use). */
+static bool holds_scarce(const struct pbuf *p, bool always)
+{
+    bool pool = always || nomnet_rx_pressure();
+    bool ring = always || netif_virtio_rx_zc_used() > NETIF_VIRTIO_ZC_SLOTS / 2;
+    for (; p != NULL; p = p->next) {
+        if (pool && pbuf_get_allocsrc(p) == PBUF_TYPE_ALLOC_SRC_MASK_STD_MEMP_PBUF_POOL)
+            return true;
+        if (ring && netif_virtio_rx_zc(p))
+            return true;
+    }
+    return false;
+}
+
 struct pbuf *nomnet_rx_unpool(struct pbuf *p, bool always)
 {
-    if (pbuf_get_allocsrc(p) != PBUF_TYPE_ALLOC_SRC_MASK_STD_MEMP_PBUF_POOL ||
-        !(always || nomnet_rx_pressure()))
+    if (!holds_scarce(p, always))
         return p;
     struct pbuf *copy = pbuf_clone(PBUF_RAW, PBUF_RAM, p);
     if (copy == NULL)

@@ -7,6 +7,9 @@
  * sixty clients that stop reading while they send did it to memcached). Two rules keep a
  * reserve for the frames that carry no data:
  *   - under pressure (more than half the pool in use) sockets move what they queue to the heap;
+ *     likewise the ring buffers the driver lends for zero-copy receive (netif_virtio.c) when
+ *     more than half of the netif's slots for them are in use: each is a ring slot the device
+ *     lacks while a socket holds it;
  *   - past the limit (seven eighths in use) a packet that carries data for a socket (a TCP
  *     payload, a UDP datagram, a fragment) is dropped on arrival, as Linux drops data under
  *     memory pressure; its sender retransmits. Segments without data (SYN, ACK, FIN, RST),
@@ -22,9 +25,10 @@
 
 /* Whether sockets should move queued data out of the pool (more than half of it in use). */
 bool nomnet_rx_pressure(void);
-/* For a chain in pool pbufs, when `always` or under pressure: a copy of it on the heap (p is
- * then freed). Otherwise, or if the heap is full, p itself: the shedding below still bounds
- * the pool. */
+/* For a chain holding pool pbufs or lent ring buffers, when `always` or under pressure (of
+ * either): a copy of it on the heap (p is then freed, the ring buffers go back). Otherwise, or
+ * if the heap is full, p itself: the shedding below still bounds the pool, the netif's slots
+ * the ring buffers. */
 struct pbuf *nomnet_rx_unpool(struct pbuf *p, bool always);
 /* Whether the IPv4 packet p (an IP header first) must be dropped on arrival: the pool is past its
  * limit and p carries data for a socket. Counts what it sheds. */

@@ -360,6 +360,121 @@ static void tx_rejects_bad_frames(void)
     finish(dev);
 }
 
+/* ---- zero-copy receive: kept buffers ---------------------------------------------------- */
+
+/* What the keeping callback did: the handles it got, and what vnet_rx_keep said. */
+static struct {
+    struct vnet *dev;
+    int handles[64], results[64];
+    unsigned calls;
+    const uint8_t *data[64];
+} kept;
+
+static void keep_each(void *arg, const struct vnet_rx_frame *frames, unsigned count)
+{
+    (void)arg;
+    for (unsigned i = 0; i < count && kept.calls < 64; i++, kept.calls++) {
+        kept.results[kept.calls] = vnet_rx_keep(kept.dev, &frames[i]);
+        kept.handles[kept.calls] = kept.results[kept.calls];
+        kept.data[kept.calls] = frames[i].data;
+    }
+}
+
+static struct vnet *start_keeping(uint16_t qsize)
+{
+    memset(&kept, 0, sizeof kept);
+    kept.dev = start(qsize, 0);
+    return kept.dev;
+}
+
+/* Does a kept buffer stay out of the ring, unchanged, until it is released, and then go back
+ * exactly once: a second release, or a keep after the callback, is refused? */
+static void rx_kept_buffer_returns_once(void)
+{
+    struct vnet *dev = start_keeping(16);
+    CHECK(sim_rx_frame(&sim, frame_of(0x5a), 60));
+    CHECK(vnet_poll(dev, keep_each, NULL) == 1);
+    CHECK(kept.calls == 1 && kept.results[0] >= 0 && vnet_rx_kept(dev) == 1);
+    CHECK(sim_avail_count(&sim, SIM_RXQ) == 15);     /* its descriptor is not given back */
+    CHECK(poll(dev) == 0 && sim_avail_count(&sim, SIM_RXQ) == 15);
+    CHECK(kept.data[0][0] == 0x5a && kept.data[0][59] == 0x5a);
+    struct vnet_rx_frame late = { kept.data[0], 60, 0 };
+    CHECK(vnet_rx_keep(dev, &late) == -VNET_EINVAL);  /* kept already */
+    CHECK(vnet_rx_release(dev, kept.handles[0]) == 0);
+    CHECK(vnet_rx_kept(dev) == 0);
+    CHECK(vnet_rx_release(dev, kept.handles[0]) == -VNET_EINVAL);
+    CHECK(vnet_rx_release(dev, -1) == -VNET_EINVAL && vnet_rx_release(dev, 16) == -VNET_EINVAL);
+    CHECK(poll(dev) == 0 && sim_avail_count(&sim, SIM_RXQ) == 16); /* back in the ring */
+    CHECK(vnet_rx_keep(dev, &late) == -VNET_EINVAL);  /* no longer being delivered */
+    CHECK(stats(dev).rx_kept == 1);
+    finish(dev);
+}
+
+/* Is at most an eighth of the ring kept (-VNET_EAGAIN beyond, those frames go back at once),
+ * and does the ring keep receiving meanwhile? */
+static void rx_keep_is_bounded(void)
+{
+    struct vnet *dev = start_keeping(32);
+    for (int i = 0; i < 6; i++)
+        CHECK(sim_rx_frame(&sim, frame_of((uint8_t)i), 60));
+    CHECK(vnet_poll(dev, keep_each, NULL) == 6);
+    for (int i = 0; i < 4; i++)
+        CHECK(kept.results[i] >= 0);
+    CHECK(kept.results[4] == -VNET_EAGAIN && kept.results[5] == -VNET_EAGAIN);
+    CHECK(vnet_rx_kept(dev) == 4 && sim_avail_count(&sim, SIM_RXQ) == 28);
+    for (int i = 0; i < 20; i++)
+        CHECK(sim_rx_frame(&sim, frame_of(9), 60));
+    CHECK(poll(dev) == 20 && sim_avail_count(&sim, SIM_RXQ) == 28);
+    for (int i = 0; i < 4; i++)
+        CHECK(vnet_rx_release(dev, kept.handles[i]) == 0);
+    CHECK(poll(dev) == 0 && sim_avail_count(&sim, SIM_RXQ) == 32);
+    finish(dev);
+}
+
+/* The stack may free a frame it kept before the callback returns (a duplicate segment): does
+ * its buffer still go back exactly once, the ring ending full and every descriptor once in it? */
+static void keep_and_release_at_once(void *arg, const struct vnet_rx_frame *frames,
+                                     unsigned count)
+{
+    (void)arg;
+    for (unsigned i = 0; i < count; i++) {
+        int h = vnet_rx_keep(kept.dev, &frames[i]);
+        CHECK(h >= 0 && vnet_rx_release(kept.dev, h) == 0);
+        kept.calls++;
+    }
+}
+
+static void rx_release_inside_the_callback_returns_once(void)
+{
+    struct vnet *dev = start_keeping(8);
+    for (int round = 0; round < 4; round++) {
+        for (int i = 0; i < 3; i++)
+            CHECK(sim_rx_frame(&sim, frame_of((uint8_t)i), 60));
+        CHECK(vnet_poll(dev, keep_and_release_at_once, NULL) == 3);
+        CHECK(sim_avail_count(&sim, SIM_RXQ) == 8 && vnet_rx_kept(dev) == 0);
+    }
+    uint16_t id, seen_ids = 0;
+    while (sim_take(&sim, SIM_RXQ, &id)) {
+        CHECK(id < 8 && !(seen_ids & 1u << id)); /* no descriptor twice in the ring */
+        seen_ids |= (uint16_t)(1u << id);
+    }
+    CHECK(seen_ids == 0xff && kept.calls == 12);
+    finish(dev);
+}
+
+/* A device gone BROKEN while buffers are kept: are they still released (the caller's pbufs die
+ * later), and does close free everything? */
+static void rx_kept_released_after_broken(void)
+{
+    struct vnet *dev = start_keeping(8);
+    CHECK(sim_rx_frame(&sim, frame_of(1), 60));
+    CHECK(vnet_poll(dev, keep_each, NULL) == 1 && kept.results[0] >= 0);
+    sim_set_used_idx(&sim, SIM_RXQ, 1000);
+    CHECK(poll(dev) == -VNET_EIO);
+    CHECK(vnet_rx_release(dev, kept.handles[0]) == 0 && vnet_rx_kept(dev) == 0);
+    finish(dev);
+}
+
 /* ---- checksum offload (5.1.6.2, 5.1.6.4) ---------------------------------------------- */
 
 /* A 60-byte frame and a checksum left to the device at bytes 50-51 (TCP's place behind
@@ -809,6 +924,10 @@ static const struct {
     CASE(tx_gathers_pieces_behind_zero_header),
     CASE(tx_rejects_bad_frames),
     CASE(tx_ignores_bad_completions),
+    CASE(rx_kept_buffer_returns_once),
+    CASE(rx_keep_is_bounded),
+    CASE(rx_kept_released_after_broken),
+    CASE(rx_release_inside_the_callback_returns_once),
     CASE(csum_offload_negotiated_when_asked),
     CASE(tx_csum_fills_the_header),
     CASE(rx_csum_flags_reach_the_callback),

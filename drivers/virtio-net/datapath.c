@@ -235,6 +235,7 @@ static int deliver_rx(struct vnet *dev, vnet_rx_fn cb, void *arg)
         count_late(dev, dev->st.rx_late_hist, dev->rx_oldest_tsc);
     for (uint16_t i = 0; i < n; i++) {
         const uint8_t *buf = dev->rx_buf + (uint64_t)dev->held_id[i] * VNET_BUF_SIZE;
+        dev->rx_state[dev->held_id[i]] = RX_DELIVERING;
         dev->frames[i].data = buf + VNET_HDR_LEN;
         dev->frames[i].len = dev->held_len[i];
         dev->frames[i].flags = rx_flags(dev, buf);
@@ -249,11 +250,51 @@ static int deliver_rx(struct vnet *dev, vnet_rx_fn cb, void *arg)
         dev->st.rx_batches++;
     }
     dev->st.rx_packets += n;
-    for (uint16_t i = 0; i < n; i++)
-        virtq_put_free(&dev->rx, dev->held_id[i]);
+    for (uint16_t i = 0; i < n; i++) {
+        uint16_t id = dev->held_id[i];
+        if (dev->rx_state[id] != RX_DELIVERING)
+            continue; /* kept: the caller's until vnet_rx_release; or kept and released already
+                         inside the callback, and back on the free list then */
+        dev->rx_state[id] = RX_WITH_RING;
+        virtq_put_free(&dev->rx, id);
+    }
     dev->nheld = 0;
     vnet_refill_rx(dev);
     return n;
+}
+
+/* Zero-copy receive (virtio_net.h): a kept buffer's descriptor stays out of the ring. The id
+ * comes from where the frame lies; only a frame being delivered now can be kept. */
+int vnet_rx_keep(struct vnet *dev, const struct vnet_rx_frame *frame)
+{
+    uint64_t off = (uint64_t)(frame->data - VNET_HDR_LEN - dev->rx_buf);
+    uint64_t id = off / VNET_BUF_SIZE;
+    if (frame->data < dev->rx_buf + VNET_HDR_LEN || off % VNET_BUF_SIZE || id >= dev->rx.size
+        || dev->rx_state[id] != RX_DELIVERING)
+        return -VNET_EINVAL;
+    if (dev->nkept >= dev->keep_max)
+        return -VNET_EAGAIN;
+    dev->rx_state[id] = RX_KEPT;
+    dev->nkept++;
+    dev->st.rx_kept++;
+    return (int)id;
+}
+
+/* The buffer goes to the free list; vnet_poll() refills the ring from it (no kick here: the
+ * device has at least 7/8 of the ring meanwhile). */
+int vnet_rx_release(struct vnet *dev, int handle)
+{
+    if (handle < 0 || handle >= dev->rx.size || dev->rx_state[handle] != RX_KEPT)
+        return -VNET_EINVAL;
+    dev->rx_state[handle] = RX_WITH_RING;
+    dev->nkept--;
+    virtq_put_free(&dev->rx, (uint16_t)handle);
+    return 0;
+}
+
+unsigned vnet_rx_kept(const struct vnet *dev)
+{
+    return dev->nkept;
 }
 
 /* Conditions (1) and (2) of paper 3.6; (3) is vnet_rx_flush(). */

@@ -111,7 +111,7 @@ static void read_mac(struct vnet *dev)
 static struct vnet *alloc_self(const struct vnet_platform *plat, uint16_t size)
 {
     size_t bytes = sizeof(struct vnet) + (size_t)size * (2 * sizeof(uint16_t)
-                                                        + sizeof(struct vnet_rx_frame));
+                                                        + sizeof(struct vnet_rx_frame) + 1);
     uint64_t phys;
     struct vnet *dev = plat->dma_alloc(plat->ctx, bytes, &phys);
     if (!dev)
@@ -124,6 +124,7 @@ static struct vnet *alloc_self(const struct vnet_platform *plat, uint16_t size)
     dev->frames = (struct vnet_rx_frame *)(dev + 1);
     dev->held_id = (uint16_t *)(dev->frames + size);
     dev->held_len = dev->held_id + size;
+    dev->rx_state = (uint8_t *)(dev->held_len + size);
     return dev;
 }
 
@@ -166,6 +167,7 @@ static int init_device(struct vnet *dev, const struct vnet_config *cfg)
     read_mac(dev);
     vpci_add_status(&dev->t, VIRTIO_CONFIG_S_DRIVER_OK);
     dev->tx_hold_max = dev->rx_hold_max = (uint16_t)(size - size / 4);
+    dev->keep_max = (uint16_t)(size / 8); /* the device keeps 7/8 of the ring at least */
     vnet_refill_rx(dev);
     return 0;
 }

@@ -50,7 +50,14 @@
  * to VNET_TX_IOV_MAX pieces) into the driver's own transmit buffer, so the caller may reuse its
  * buffers as soon as the call returns: one descriptor per frame, and the stack's buffers are
  * never pinned for W µs or until the device completes. Received frames are lent to the callback
- * and valid only until it returns; their buffers then go back to the device.
+ * and valid only until it returns (unless kept: "Zero-copy receive"); their buffers then go
+ * back to the device.
+ *
+ * Zero-copy receive: instead of copying a frame in the callback, the caller may keep its
+ * buffer (vnet_rx_keep) and give it back later (vnet_rx_release, exactly once). A kept
+ * buffer's descriptor is out of the ring meanwhile, so at most an eighth of the ring can be
+ * kept at once (-VNET_EAGAIN beyond: copy then); the device always has the rest. vnet_close()
+ * frees kept buffers with everything else: the caller must not touch them after it.
  *
  * Checksum offload (spec 5.1.6.2, 5.1.6.4; asked for with vnet_config.csum_offload, since a
  * caller that asks must honour what follows): when the device offers VIRTIO_NET_F_CSUM the
@@ -139,6 +146,7 @@ struct vnet_stats {
     uint64_t rx_hold_full;        /* rx batches released because they threatened the ring */
     uint64_t rx_bad;              /* used rx entries dropped: unknown id, bad length */
     uint64_t tx_bad;              /* used tx entries ignored: unknown or not outstanding id */
+    uint64_t rx_kept;             /* received buffers kept past their callback (vnet_rx_keep) */
     /* Batches released, by how much longer than W their oldest frame was held in the driver
      * (issue 11: W holds what it says; a batch released before W, e.g. threatening the ring,
      * counts as 0): bucket i counts batches late by less than VNET_LATE_BOUNDS_US[i]
@@ -222,6 +230,19 @@ int vnet_tx_outstanding(struct vnet *dev);
  * cb(arg, ...) as the batching rules above say (W = 0: each at once, one per call). Returns the
  * number of frames passed to cb, or -VNET_EIO (the device just became BROKEN). */
 int vnet_poll(struct vnet *dev, vnet_rx_fn cb, void *arg);
+
+/* Keeps the buffer of `frame`, one of the frames the rx callback is being passed now, past the
+ * callback (see "Zero-copy receive"). Returns a handle >= 0 for vnet_rx_release(), or
+ * -VNET_EAGAIN (an eighth of the ring is kept already: copy the frame instead) or -VNET_EINVAL
+ * (not a frame being delivered now, or kept already). */
+int vnet_rx_keep(struct vnet *dev, const struct vnet_rx_frame *frame);
+
+/* Gives a kept buffer back (to the ring at the next vnet_poll()). 0, or -VNET_EINVAL if the
+ * handle is not kept (never, or released already). Allowed when BROKEN. */
+int vnet_rx_release(struct vnet *dev, int handle);
+
+/* Buffers kept now. */
+unsigned vnet_rx_kept(const struct vnet *dev);
 
 /* Condition (3) of paper 3.6: the caller knows no more packets are coming; passes every held
  * received frame to cb now (one call). Returns the number passed, or -VNET_EIO. */

@@ -114,9 +114,15 @@ struct vnet {
     uint16_t nheld;            /* received frames held (paper 3.6), in arrival order: */
     uint16_t *held_id;         /*   their descriptor ids */
     uint16_t *held_len;        /*   their frame lengths (header stripped) */
+    uint8_t *rx_state;         /* per rx descriptor: RX_WITH_RING, RX_DELIVERING or RX_KEPT */
+    uint16_t nkept, keep_max;  /* buffers kept past their callback (vnet_rx_keep), the bound */
     struct vnet_rx_frame *frames; /* scratch for one callback */
     struct vnet_stats st;
 };
+
+/* rx_state values: with the device or the driver's free list; lent to the callback now; kept
+ * by the caller (vnet_rx_keep) until vnet_rx_release. */
+enum { RX_WITH_RING = 0, RX_DELIVERING = 1, RX_KEPT = 2 };
 
 void vnet_refill_rx(struct vnet *dev);
 uint64_t vnet_now(const struct vnet *dev);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,6 +22,10 @@ struct vnet {
     uint32_t w_us;
     struct held *tx, *rx;
     unsigned ntx, nrx;
+    unsigned *rxq;                /* the held frames' rx slots, in arrival order */
+    uint8_t *rx_state;            /* per rx slot: FREE, HELD (taken, not yet delivered),
+                                     DELIVERING (in the callback), KEPT (vnet_rx_keep) */
+    unsigned nkept;
     unsigned inflight;            /* flushed, not yet completed: completes at the next poll */
     uint64_t tx_since, rx_since;  /* TSC when the oldest held frame started waiting */
     unsigned lose_every, tx_seen;
@@ -39,6 +44,8 @@ struct vnet *fake_vnet_open(int wire, const uint8_t mac[6], unsigned ring)
     d->ring = ring ? ring : VNET_DEFAULT_QUEUE_SIZE;
     d->tx = calloc(d->ring, sizeof *d->tx);
     d->rx = calloc(d->ring, sizeof *d->rx);
+    d->rxq = calloc(d->ring, sizeof *d->rxq);
+    d->rx_state = calloc(d->ring, 1);
     return d;
 }
 
@@ -139,33 +146,80 @@ int vnet_tx_flush(struct vnet *d) { return tx_flush(d); }
 /* The cable takes a flushed batch at once: only the frames still held are outstanding. */
 int vnet_tx_outstanding(struct vnet *d) { return (int)d->ntx; }
 
+enum { SLOT_FREE, SLOT_HELD, SLOT_DELIVERING, SLOT_KEPT };
+
+/* Zero-copy receive as the driver does it (virtio_net.h): a kept slot stays out of the "ring"
+ * until released, at most an eighth of it at once. A release of a slot not kept (a second
+ * one) aborts: a test must never pass over a buffer returned twice. */
+int vnet_rx_keep(struct vnet *d, const struct vnet_rx_frame *frame)
+{
+    for (unsigned i = 0; i < d->ring; i++) {
+        if (frame->data != d->rx[i].data)
+            continue;
+        if (d->rx_state[i] != SLOT_DELIVERING)
+            return -VNET_EINVAL;
+        if (d->nkept >= d->ring / 8)
+            return -VNET_EAGAIN;
+        d->rx_state[i] = SLOT_KEPT;
+        d->nkept++;
+        d->st.rx_kept++;
+        return (int)i;
+    }
+    return -VNET_EINVAL;
+}
+
+int vnet_rx_release(struct vnet *d, int handle)
+{
+    if (handle < 0 || (unsigned)handle >= d->ring || d->rx_state[handle] != SLOT_KEPT) {
+        fprintf(stderr, "fake_vnet: rx buffer %d released but not kept\n", handle);
+        abort();
+    }
+    d->rx_state[handle] = SLOT_FREE;
+    d->nkept--;
+    return 0;
+}
+
+unsigned vnet_rx_kept(const struct vnet *d) { return d->nkept; }
+
 static int rx_deliver(struct vnet *d, vnet_rx_fn cb, void *arg)
 {
     struct vnet_rx_frame f[VNET_DEFAULT_QUEUE_SIZE];
     unsigned n = d->nrx;
     for (unsigned i = 0; i < n; i++) {
-        f[i].data = d->rx[i].data;
-        f[i].len = d->rx[i].len;
+        struct held *h = &d->rx[d->rxq[i]];
+        f[i].data = h->data;
+        f[i].len = h->len;
         f[i].flags = d->offloads & VNET_OFFLOAD_RX_CSUM ? VNET_RX_CSUM_OK : 0;
+        d->rx_state[d->rxq[i]] = SLOT_DELIVERING;
     }
     d->nrx = 0;
     if (n > 0) {
         d->st.rx_batches++;
         cb(arg, f, n);
     }
+    for (unsigned i = 0; i < n; i++)
+        if (d->rx_state[d->rxq[i]] == SLOT_DELIVERING)
+            d->rx_state[d->rxq[i]] = SLOT_FREE;
     return (int)n;
 }
 
 /* Takes one frame off the wire into the hold; 0 if none. */
 static int rx_take(struct vnet *d)
 {
-    struct held *h = &d->rx[d->nrx];
+    unsigned slot = 0;
+    while (slot < d->ring && d->rx_state[slot] != SLOT_FREE)
+        slot++;
+    if (slot == d->ring)
+        return 0; /* every buffer is held or kept: the "device" has none */
+    struct held *h = &d->rx[slot];
     ssize_t r = read(d->wire, h->data, sizeof h->data); /* the wire is O_NONBLOCK */
     if (r == 0)
         d->peer_gone = 1;
     if (r <= 0)
         return 0;
     h->len = (uint32_t)r;
+    d->rx_state[slot] = SLOT_HELD;
+    d->rxq[d->nrx] = slot;
     if (d->nrx++ == 0)
         d->rx_since = nom_tsc();
     d->st.rx_packets++;
