@@ -38,14 +38,20 @@ static void counters(struct nom_adapt_counters *out)
                                        .exits = s.tx_kicks + s.rx_kicks + s.interrupts};
 }
 
+/* The W --batching-delay= fixed (nom/net.h), -1: none. */
+static long fixed_w_us = -1;
+static long fixed_batching_delay_us(void) { return fixed_w_us; }
+
 static const struct nom_adapt_stack lwip_stack = {
     .active_conns = active_conns,
     .set_batching_delay_us = nom_net_set_batching_delay_us,
     .batching_delay_us = nom_net_batching_delay_us,
     .counters = counters,
+    .fixed_batching_delay_us = fixed_batching_delay_us,
 };
 
-void net_adapt_stack_register(void)
+void net_adapt_stack_register(long fixed)
 {
+    fixed_w_us = fixed;
     nom_adapt_stack_register(&lwip_stack);
 }

@@ -4,6 +4,6 @@
 
 /* Registers lwIP's connection count and the driver's batching delay with the controller
  * (nom_adapt_stack_register); nom_net_start calls it once the stack runs. Never fails. */
-void net_adapt_stack_register(void);
+void net_adapt_stack_register(long fixed_w_us);
 
 #endif /* NET_ADAPT_STACK_H */

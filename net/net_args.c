@@ -1,4 +1,4 @@
-/* net_args.c: parses --ip=A/N, --gw=A, --nic=N, --batching-delay-us=US, --idle-poll-us=US and
+/* net_args.c: parses --ip=A/N, --gw=A, --nic=N, --batching-delay=US, --idle-poll-us=US and
  * --no-csum-offload (net_args.h). */
 #include <errno.h>
 #include <stdlib.h>
@@ -65,9 +65,10 @@ static int parse_one(const char *arg, struct nom_net_config *cfg, int *nic)
         *nic = (int)v;
         return v < 0 ? -EINVAL : 1;
     }
-    if (strncmp(arg, "--batching-delay-us=", 20) == 0) {
-        v = parse_number(arg + 20, 1000000);
+    if (strncmp(arg, "--batching-delay=", 17) == 0) {
+        v = parse_number(arg + 17, 1000000);
         cfg->batching_delay_us = (uint32_t)v;
+        cfg->batching_delay_given = 1;
         return v < 0 ? -EINVAL : 1;
     }
     if (strncmp(arg, "--idle-poll-us=", 15) == 0) {

@@ -21,7 +21,7 @@ int nom_net_start(int *argc, char **argv)
 
     if (net_args_parse(argc, argv, &cfg, &nic) != 0) {
         printf("net: bad option (use --ip=A.B.C.D/N --gw=A.B.C.D --nic=N "
-               "--batching-delay-us=US --idle-poll-us=US --no-csum-offload)\n");
+               "--batching-delay=US --idle-poll-us=US --no-csum-offload)\n");
         return -EINVAL;
     }
     if (cfg.idle_poll_us >= 0)
@@ -36,7 +36,8 @@ int nom_net_start(int *argc, char **argv)
     r = nom_net_attach(dev, &cfg);
     if (r == 0 || r == -ETIMEDOUT) {
         atexit(netloop_drain); /* the last answers leave before the kernel resets the NIC */
-        net_adapt_stack_register(); /* libnom's controller may now steer W */
+        /* libnom's controller may now steer W, unless the command line fixed it */
+        net_adapt_stack_register(cfg.batching_delay_given ? (long)cfg.batching_delay_us : -1);
     }
     if (r == -ETIMEDOUT)
         printf("net: no DHCP lease yet; still trying\n");

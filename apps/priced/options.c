@@ -12,7 +12,8 @@ const char priced_usage[] =
     " --gw=A]\n";
 
 /* net/'s own options, left in argv for nom_net_start() (nom/net.h). */
-static const char *const net_options[] = {"--nic=", "--ip=", "--gw=", "--batching-delay-us="};
+static const char *const net_options[] = {"--nic=", "--ip=", "--gw=", "--batching-delay=",
+                                          "--idle-poll-us=", "--no-csum-offload"};
 
 static int bad(char *why, size_t whylen, const char *what, const char *arg)
 {

@@ -7,8 +7,8 @@
  *   --max-backoff-ms=MS   longest retry delay after failures, >= period, default 16000
  *   --max-price=USD       sanity limit in $/Gbit; a higher quote is rejected; default 1000
  *   --help
- * net/'s options (--nic= --ip= --gw= --batching-delay-us=, nom/net.h) pass through untouched:
- * nom_net_start() takes them afterwards.
+ * net/'s options (--nic= --ip= --gw= --batching-delay= --idle-poll-us= --no-csum-offload,
+ * nom/net.h) pass through untouched: nom_net_start() takes them afterwards.
  */
 #ifndef PRICED_OPTIONS_H
 #define PRICED_OPTIONS_H

@@ -37,7 +37,7 @@ def ping_pong(e, rounds):
 
 def measure(w, rounds):
     with tempfile.TemporaryDirectory(prefix="netecho-bench-") as tmp:
-        with Netecho(Path(tmp), f"--batching-delay-us={w}") as e:
+        with Netecho(Path(tmp), f"--batching-delay={w}") as e:
             ping_pong(e, 50)  # warm-up: ARP, first connections
             med, p99 = ping_pong(e, rounds)
             data = pattern(4 << 20)

@@ -959,10 +959,12 @@ static void case_addrinfo(void)
 static void case_args(void)
 {
     char *argv[] = { "prog", "--ip=10.0.2.15/24", "-p", "--gw=10.0.2.2", "80", "--nic=3",
-                     "--batching-delay-us=12", "--idle-poll-us=200", "--no-csum-offload", NULL };
+                     "--batching-delay=12", "--idle-poll-us=200", "--no-csum-offload", NULL };
     char *bad1[] = { "prog", "--ip=10.0.2.15/33", NULL };
     char *bad2[] = { "prog", "--gw=10.0.2.2", NULL };
     char *none[] = { "prog", "-v", NULL };
+    char *bad_w[] = { "prog", "--batching-delay=x", NULL };
+    char *big_w[] = { "prog", "--batching-delay=2000000", NULL };
     struct nom_net_config cfg;
     int argc = 9, nic, n;
     CHECK(net_args_parse(&argc, argv, &cfg, &nic) == 0, "parse");
@@ -970,7 +972,8 @@ static void case_args(void)
           "the application keeps its own arguments");
     CHECK(cfg.ip == htonl(0x0a00020fu) && cfg.netmask == htonl(0xffffff00u) &&
           cfg.gw == htonl(0x0a000202u) && nic == 3 && cfg.batching_delay_us == 12 &&
-          cfg.idle_poll_us == 200 && cfg.no_csum_offload == 1, "values");
+          cfg.idle_poll_us == 200 && cfg.no_csum_offload == 1 && cfg.batching_delay_given,
+          "values");
     n = 2;
     CHECK(net_args_parse(&n, bad1, &cfg, &nic) == -EINVAL, "prefix 33");
     n = 2;
@@ -980,6 +983,11 @@ static void case_args(void)
           "default: DHCP, first NIC");
     CHECK(cfg.idle_poll_us == -1, "default: libnom's idle poll time");
     CHECK(cfg.no_csum_offload == 0, "default: checksum offload where the NIC offers it");
+    CHECK(!cfg.batching_delay_given && cfg.batching_delay_us == 0, "default: W = 0, not fixed");
+    n = 2;
+    CHECK(net_args_parse(&n, bad_w, &cfg, &nic) == -EINVAL, "W not a number");
+    n = 2;
+    CHECK(net_args_parse(&n, big_w, &cfg, &nic) == -EINVAL, "W above 1 s");
 }
 
 static const struct { const char *name; void (*fn)(void); } cases[] = {

@@ -41,7 +41,7 @@ def boot_case(app, lab, tmp_path, w):
     elf, cmdline = CASES[app][:2]
     if not (BUILD / elf).exists() or not KERNEL.exists():
         pytest.skip(f"not built: {elf}")
-    cmdline = f"{cmdline} --ip={lab.guest_ip}/{lab.prefix_len} --batching-delay-us={w}"
+    cmdline = f"{cmdline} --ip={lab.guest_ip}/{lab.prefix_len} --batching-delay={w}"
     iso = make_iso(str(KERNEL), [(str(BUILD / elf), cmdline)], str(tmp_path / "churn.iso"))
     vm = VM(iso=iso, nics=[Nic(mac=MAC, backend="tap", tap=lab.tap)], workdir=str(tmp_path))
     lab.start_vm(vm)

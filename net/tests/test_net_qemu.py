@@ -85,7 +85,7 @@ def pattern(n, seed=0):
 
 @pytest.mark.parametrize("w", [0, 20])
 def test_dhcp_and_tcp_echo_of_megabytes(netecho_elf, tmp_path, w):
-    with Netecho(tmp_path, f"--batching-delay-us={w}") as e:
+    with Netecho(tmp_path, f"--batching-delay={w}") as e:
         assert e.address.group(1) == "10.0.2.15/24" and e.address.group(3) == "dhcp"
         assert e.address.group(4) == str(w)
         data = pattern(4 << 20)

@@ -29,7 +29,7 @@ def boot(lab, tmp_path, app, cmdline, w):
     elf = BUILD / APPS[app][0]
     if not elf.exists() or not KERNEL.exists():
         pytest.skip(f"not built: {elf}")
-    cmdline = f"{cmdline} --ip={lab.guest_ip}/{lab.prefix_len} --batching-delay-us={w}"
+    cmdline = f"{cmdline} --ip={lab.guest_ip}/{lab.prefix_len} --batching-delay={w}"
     iso = make_iso(str(KERNEL), [(str(elf), cmdline)], str(tmp_path / "clients.iso"))
     vm = VM(iso=iso, nics=[Nic(mac=MAC, backend="tap", tap=lab.tap)], workdir=str(tmp_path))
     lab.start_vm(vm)

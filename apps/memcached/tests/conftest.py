@@ -74,7 +74,7 @@ class Memcached:
 @contextlib.contextmanager
 def booted(workdir, extra=""):
     """Boots memcached on nom with OPTIONS plus extra (net/'s options too, e.g.
-    --batching-delay-us=20); yields a Memcached answering `version`; at the end, checks that
+    --batching-delay=20); yields a Memcached answering `version`; at the end, checks that
     nothing faulted."""
     missing = [str(p) for p in (KERNEL, ELF) if not p.exists()]
     if missing:

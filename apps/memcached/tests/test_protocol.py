@@ -149,7 +149,7 @@ def test_many_connections(memcached):
 def test_net_options_are_not_memcached_s(boot_memcached, tmp_path):
     """net/'s own options (static address, W) are taken out of argv by nom_net_start before
     memcached's getopt, which would refuse them."""
-    net_options = "--ip=10.0.2.15/24 --gw=10.0.2.2 --batching-delay-us=40"
+    net_options = "--ip=10.0.2.15/24 --gw=10.0.2.2 --batching-delay=40"
     with boot_memcached(tmp_path, net_options) as server:
         assert re.search(r"^net: 10.0.2.15/24 gw 10.0.2.2 \(static\) W=40$", server.vm.log(),
                          re.M), server.vm.tail()

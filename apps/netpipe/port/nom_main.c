@@ -1,5 +1,5 @@
 /* nom_main.c: NPtcp's entry on nom. It brings up the application's private network stack (net/,
- * paper 3.6: --ip, --gw, --nic, --batching-delay-us leave argv there), splits the rest into
+ * paper 3.6: --ip, --gw, --nic, --batching-delay leave argv there), splits the rest into
  * receivers (np_args.h: --and, --repeat) and runs each receiver in a thread of its own, calling
  * NetPIPE's unmodified main once per run (np_run.h).
  *
@@ -83,16 +83,14 @@ static int serve_all(const struct np_cmdline *cmd)
 
 int main(int argc, char **argv)
 {
-    int fixed_w = np_args_rewrite_batching_delay(argc, argv); /* the static variants */
-    if (fixed_w < 0) {
-        np_say("NPtcp: out of memory reading the command line\n");
-        return EX_OSERR;
-    }
     int rc = nom_net_start(&argc, argv);
     if (rc != 0) {
         np_say("NPtcp: network start failed: %s\n", strerror(-rc));
         return rc == -EINVAL ? EX_USAGE : EX_OSERR;
     }
+    /* The static variants: W fixed by --batching-delay=US, which the stack took (nom/net.h). */
+    const struct nom_adapt_stack *stack = nom_adapt_stack();
+    int fixed_w = stack && stack->fixed_batching_delay_us && stack->fixed_batching_delay_us() >= 0;
     if (!fixed_w && (rc = nom_adapt_start(&argc, argv, NULL)) != 0) {
         np_say("NPtcp: the controller did not start: %s\n", strerror(-rc));
         return rc == -EINVAL ? EX_USAGE : EX_OSERR;

@@ -7,29 +7,9 @@
 
 #include "np_args.h"
 
-#define COMMON_SPELLING "--batching-delay="
-#define NET_SPELLING "--batching-delay-us="
 #define REPEAT "--repeat"
 #define QUIET "--quiet"
 #define AND "--and"
-
-int np_args_rewrite_batching_delay(int argc, char **argv)
-{
-    size_t skip = strlen(COMMON_SPELLING);
-    int rewritten = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strncmp(argv[i], COMMON_SPELLING, skip) != 0)
-            continue;
-        size_t len = strlen(NET_SPELLING) + strlen(argv[i] + skip) + 1;
-        char *arg = malloc(len);
-        if (!arg)
-            return -ENOMEM;
-        snprintf(arg, len, "%s%s", NET_SPELLING, argv[i] + skip);
-        argv[i] = arg; /* lives as long as argv: never freed */
-        rewritten++;
-    }
-    return rewritten;
-}
 
 /* The set that starts at argv[first] and ends before the next --and (or at argc), without
  * --repeat and --quiet, into *out with argv[0] in front. Returns the index after the set, or

@@ -5,8 +5,8 @@
  *         [--and NPtcp options]...
  *
  * Contract. NPtcp's options are NetPIPE's, unchanged, so that a host NPtcp given the same options
- * talks to nom's. nom adds: --batching-delay=US (the experiment runner's spelling of W, rewritten
- * into net/'s --batching-delay-us=US before nom_net_start() reads argv), --repeat (serve run after
+ * talks to nom's. nom adds: --batching-delay=US (W, net/'s option: nom_net_start() takes it out
+ * of argv before these functions see it), --repeat (serve run after
  * run: NetPIPE's receiver serves one transmitter and ends) and --and (starts another receiver's
  * option set: each set is one NetPIPE receiver, all running at once, e.g. ping-pong on 5002 and
  * streaming on 5003) and --quiet (drop NetPIPE's own console output, np_run.h). --repeat and
@@ -28,10 +28,6 @@ struct np_cmdline {
     int nservers;               /* at least 1 */
     struct np_server *servers;  /* nservers entries, malloc'd with their argv arrays */
 };
-
-/* Rewrites every --batching-delay=US of argv[1..argc) into --batching-delay-us=US (net/ checks
- * the value). Returns how many it rewrote (W is fixed if any), or -ENOMEM. */
-int np_args_rewrite_batching_delay(int argc, char **argv);
 
 /* Splits argv (net/'s options already removed) into receivers at each --and and takes
  * --repeat and --quiet out. A command line without options is one receiver with NetPIPE's defaults.

@@ -81,16 +81,6 @@ static void empty_sets_are_refused(void)
     CHECK(parse(repeat_only, &cmd) == -EINVAL);
 }
 
-/* Is --batching-delay=US rewritten into net/'s spelling, other words untouched? */
-static void batching_delay_rewritten(void)
-{
-    char *argv[] = {"NPtcp", "--batching-delay=20", "-P", "5002", "--batching-delay-us=5", NULL};
-    CHECK(np_args_rewrite_batching_delay(5, argv) == 1);
-    CHECK(strcmp(argv[1], "--batching-delay-us=20") == 0);
-    CHECK(strcmp(argv[2], "-P") == 0 && strcmp(argv[4], "--batching-delay-us=5") == 0);
-    free(argv[1]);
-}
-
 static const struct {
     const char *name;
     void (*run)(void);
@@ -99,7 +89,6 @@ static const struct {
     {"no_options_is_default_receiver", no_options_is_default_receiver},
     {"and_splits_repeat_anywhere", and_splits_repeat_anywhere},
     {"empty_sets_are_refused", empty_sets_are_refused},
-    {"batching_delay_rewritten", batching_delay_rewritten},
 };
 
 /* One case in a frame of its own: the loop's index must not live across check.h's setjmp. */

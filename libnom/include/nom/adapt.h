@@ -33,11 +33,12 @@
  * one connection busy, many users keep many; the dead band and the consecutive votes keep a
  * client reconnecting, or a burst of connections opening, from flapping W.
  *
- * Command-line options (removed from argv by nom_adapt_start):
+ * Command-line options (removed from argv by nom_adapt_start; W itself has one spelling on
+ * every command line, --batching-delay=US, which the stack takes and hands over here through
+ * struct nom_adapt_stack: with it, W stays fixed, for profile sweeps and paper 6.5's static
+ * columns, and the controller still reports price and profit):
  *   --utility=penalty|refund|bonus   the utility function (default penalty, eq. 2)
  *   --adapt                          pick W from price and load (the default)
- *   --batching-delay=US              fix W at US instead (profile sweeps, paper 6.5's static
- *                                    columns); the controller still reports price and profit
  *   --adapt-mode=profile|online      how W is picked (default profile): from the offline
  *                                    profile as above, or learned while serving by nom/learn.h
  *                                    (seeded from the profile when it is valid and the
@@ -191,6 +192,9 @@ struct nom_adapt_stack {
     /* Monotonic data-path counters for online learning (--adapt-mode=online); NULL if the
      * stack has none. Never fails. */
     void (*counters)(struct nom_adapt_counters *out);
+    /* The W the application's command line fixed (--batching-delay=US, the stack's option,
+     * nom/net.h), or -1 when it left W to the controller; NULL: never fixed. Never fails. */
+    long (*fixed_batching_delay_us)(void);
 };
 
 /* Registers the stack (the last registration wins; stack must outlive the program). Called

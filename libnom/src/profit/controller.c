@@ -66,14 +66,6 @@ static int parse_one(const char *arg, struct options *o)
         o->w_scale = strtod(v, &end);
         return end != v && *end == '\0' && o->w_scale >= 1 && o->w_scale <= 1000 ? 1 : -EINVAL;
     }
-    if ((v = value_of(arg, "--batching-delay"))) {
-        char *end;
-        unsigned long us = strtoul(v, &end, 10);
-        if (*v < '0' || *v > '9' || *end != '\0' || us > NOM_ADAPT_MAX_W_US)
-            return -EINVAL;
-        o->fixed_w_us = (long)us;
-        return 1;
-    }
     return 0;
 }
 
@@ -85,9 +77,7 @@ static int parse_options(int *argc, char **argv, struct options *o)
         int r = parse_one(argv[i], o);
         if (r < 0) {
             fprintf(stderr, "adapt: bad option %s (--utility=penalty|refund|bonus, --adapt, "
-                            "--adapt-mode=profile|online, --adapt-w-scale=1..1000, "
-                            "--batching-delay=0..%u)\n", argv[i],
-                    NOM_ADAPT_MAX_W_US);
+                            "--adapt-mode=profile|online, --adapt-w-scale=1..1000)\n", argv[i]);
             return -EINVAL;
         }
         if (r == 0)
@@ -95,11 +85,25 @@ static int parse_options(int *argc, char **argv, struct options *o)
     }
     argv[out] = NULL;
     *argc = out;
-    if ((o->adapt_given || o->online) && o->fixed_w_us >= 0) {
+    return 0;
+}
+
+/* The W the command line fixed through the stack (nom/adapt.h), checked against the options. */
+static int take_fixed_w(const struct nom_adapt_stack *stack, struct options *o)
+{
+    long w = stack && stack->fixed_batching_delay_us ? stack->fixed_batching_delay_us() : -1;
+    if (w < 0)
+        return 0;
+    if (w > (long)NOM_ADAPT_MAX_W_US) {
+        fprintf(stderr, "adapt: a fixed W of %ld us is above %u\n", w, NOM_ADAPT_MAX_W_US);
+        return -EINVAL;
+    }
+    if (o->adapt_given || o->online) {
         fprintf(stderr, "adapt: --adapt or --adapt-mode and --batching-delay exclude each "
                         "other\n");
         return -EINVAL;
     }
+    o->fixed_w_us = w;
     return 0;
 }
 
@@ -322,6 +326,8 @@ int nom_adapt_start(int *argc, char **argv, const struct nom_adapt_profile *prof
     if (ctl.st.started)
         return -EALREADY;
     int r = parse_options(argc, argv, &o);
+    if (r == 0)
+        r = take_fixed_w(stack, &o);
     if (prof == NULL && !o.explicit_mode && o.fixed_w_us < 0)
         o.online = 1; /* no profile: learn (nom/adapt.h) */
     if (r == 0)

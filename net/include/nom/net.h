@@ -16,7 +16,9 @@
  *   --ip=A.B.C.D/N   static address and prefix length (default: DHCP)
  *   --gw=A.B.C.D     default gateway with --ip (default: none)
  *   --nic=N          bulletin-board index of the NIC to acquire (default: the first free one)
- *   --batching-delay-us=US   initial W (default 0; applications may set their own later)
+ *   --batching-delay=US  W in microseconds from the start (default 0). The one spelling of W
+ *                    on every command line: an application that runs libnom's controller
+ *                    (nom/adapt.h) keeps this W fixed instead of adapting it
  *   --idle-poll-us=US  how long an idle core keeps polling the NIC before it re-enables the
  *                      interrupt and blocks (the poll/interrupt switch; default: libnom's
  *                      budget of 4 turns, nom/sched.h). Longer: fewer interrupts and wake-ups
@@ -35,6 +37,7 @@ struct nom_net_config {
     uint32_t ip, netmask, gw;    /* ip == 0: DHCP */
     uint32_t dhcp_timeout_ms;    /* 0: 10 s */
     uint32_t batching_delay_us;  /* initial W */
+    uint8_t batching_delay_given; /* --batching-delay= was on the command line */
     int32_t idle_poll_us;        /* --idle-poll-us; -1: libnom's default (nom_net_start only) */
     uint8_t no_csum_offload;     /* --no-csum-offload (nom_net_start only) */
 };

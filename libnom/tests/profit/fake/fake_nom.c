@@ -37,10 +37,13 @@ static int fake_set_w(uint32_t us)
 }
 static uint32_t fake_get_w(void) { return fake_net_up ? fake_w_us : 0; }
 static unsigned fake_active_conns(void) { return fake_conns; }
+long fake_fixed_w_us = -1;
+static long fake_fixed(void) { return fake_fixed_w_us; }
 static const struct nom_adapt_stack fake_stack = {
     .active_conns = fake_active_conns,
     .set_batching_delay_us = fake_set_w,
     .batching_delay_us = fake_get_w,
+    .fixed_batching_delay_us = fake_fixed,
 };
 
 void fake_reset(void)
@@ -50,6 +53,7 @@ void fake_reset(void)
     fake_reports = fake_conns = fake_w_sets = 0;
     fake_net_up = 1;
     fake_w_us = 0;
+    fake_fixed_w_us = -1;
     fake_console[0] = '\0';
     armed = NULL;
     change_fn = NULL;

@@ -12,6 +12,7 @@ extern unsigned fake_reports;
 extern unsigned fake_conns;                  /* the stack's active connections */
 extern int fake_net_up;                      /* 0: the stack's set W -> -ENODEV */
 extern uint32_t fake_w_us;                   /* the stack's W */
+extern long fake_fixed_w_us;                 /* the W the command line fixed, -1: none */
 extern unsigned fake_w_sets;
 extern char fake_console[8192];
 
