@@ -117,8 +117,8 @@ int main(int argc, char **argv)
     }
     if (open_store(o.root) != 0)
         return 1;
-    /* On nom, platform_start() gave --batching-delay to the controller (nom/adapt.h), which
-     * fixes W with it; one that is still here met a platform without a batching delay. */
+    /* On nom, platform_start()'s network stack took --batching-delay (nom/net.h) and the
+     * controller keeps W fixed at it; one that is still here met a platform without one. */
     if (o.batching_delay_us >= 0)
         fprintf(stderr, "nhttpd: --batching-delay ignored: this platform has none\n");
     if (server_open(&s, &o.server) != 0)

@@ -20,7 +20,8 @@
 #include "json.h"
 
 /* The profit-maximizing controller (libnom's nom/adapt.h, paper 6.5) with nhttpd's profile;
- * it takes --utility=, --adapt and --batching-delay= out of argv. */
+ * it takes --utility=, --adapt and --adapt-mode= out of argv (--batching-delay= is net/'s, which
+ * hands it to the controller: W fixed). */
 static int start_controller(int *argc, char **argv)
 {
     int r = nom_adapt_start(argc, argv, &nom_adapt_profile);
