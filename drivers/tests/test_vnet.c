@@ -798,6 +798,21 @@ static void ring_wraparound(void)
 
 /* ---- interrupts, polling and knobs ---------------------------------------------------- */
 
+/* An empty poll (the idle core's, every turn) takes the fast path: does it still turn the
+ * interrupt off after an arm, count itself, and leave a frame that comes next to the next poll
+ * (the interrupt stays off: no interrupt for it)? */
+static void empty_poll_turns_the_interrupt_off(void)
+{
+    struct vnet *dev = start(16, 0);
+    CHECK(vnet_arm(dev) == VNET_ARM_IDLE);
+    CHECK(poll(dev) == 0 && poll(dev) == 0);
+    CHECK(stats(dev).polls == 2 && stats(dev).empty_polls == 2);
+    CHECK(sim_rx_frame(&sim, frame_of(1), 60));
+    CHECK(sim.q[SIM_RXQ].interrupts == 0);
+    CHECK(poll(dev) == 1 && stats(dev).empty_polls == 2);
+    finish(dev);
+}
+
 /* Is the rx interrupt off while polling, on after arm, and does arm report frames that are
  * already waiting (so no wake-up is lost)? */
 static void arm_closes_the_race(void)
@@ -944,6 +959,7 @@ static const struct {
     CASE(rx_drops_bad_ids),
     CASE(broken_used_index_stops_driver),
     CASE(ring_wraparound),
+    CASE(empty_poll_turns_the_interrupt_off),
     CASE(arm_closes_the_race),
     CASE(arm_while_holding_waits_for_the_threshold),
     CASE(arm_without_irq),
