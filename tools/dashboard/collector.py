@@ -100,6 +100,8 @@ class Collector:
         row.setdefault("w_us", stats.get("batching_delay_us"))
         if "price" not in row:
             row["price"] = stats.get("bandwidth_price_usd_per_gbit")
+        if "profit" not in row:  # no board (tools/experiment/timeline.py): the controller's
+            row["profit"] = adapt.get("expected_profit_micro_usd_per_s")
         if driver:
             row["exits_per_s"] = self.rates.rate(
                 "nhttpd.exits", t, driver["tx_kicks"] + driver["rx_kicks"] + driver["interrupts"])
@@ -132,6 +134,13 @@ class Collector:
             stats["memcached"] = sources.memcached_stats(self.host, self.memcached_port)
         except (OSError, ValueError) as e:
             errors["memcached"] = str(e)
+        return self.ingest(t, board, stats, errors)
+
+    def ingest(self, t, board, stats, errors=None):
+        """One poll's readings (board: /nom/board's "board" or None; stats: {app: its stats
+        document}) into the state; poll() reads them live, tools/experiment's timeline from
+        what it recorded."""
+        errors = dict(errors or {})
         apps = board_rows(board)
         for name, read in (("nhttpd", self._nhttpd), ("memcached", self._memcached)):
             if name in stats:

@@ -2,7 +2,8 @@
 
 A line per application over the last polls (gaps where a value is unknown), the y range from 0
 (or the lowest value, if negative) to the highest, labelled at both ends, and the x axis in
-seconds before the newest poll.
+seconds before the newest poll (the live page) or since the first point (tools/experiment's
+report of a finished run, with its moments of change marked).
 """
 from xml.sax.saxutils import escape
 
@@ -30,8 +31,10 @@ def _segments(points, x_of, y_of):
     return runs
 
 
-def svg(title, unit, series, colors=None):
-    """series: {name: [(t, value or None)]}; colors: {name: color} (else by order). Text."""
+def svg(title, unit, series, colors=None, since_start=False, marks=()):
+    """series: {name: [(t, value or None)]}; colors: {name: color} (else by order). Text.
+    since_start: the x axis in the series' own seconds (e.g. since the load began), not "-N s"
+    to "now"; marks: [(t, label)] drawn as dashed vertical lines (a price or load change)."""
     values = [v for pts in series.values() for _, v in pts if v is not None]
     times = [t for pts in series.values() for t, _ in pts]
     lo, hi = min([0.0] + values), max([0.0] + values)
@@ -41,6 +44,7 @@ def svg(title, unit, series, colors=None):
     t0 = min(times) if times else t1 - 1.0
     span = max(t1 - t0, 1.0)
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    x_left, x_right = (f"{t0:.0f} s", f"{t1:.0f} s") if since_start else (f"-{span:.0f} s", "now")
 
     def x_of(t):
         return LEFT + (t - t0) / span * plot_w
@@ -56,8 +60,14 @@ def svg(title, unit, series, colors=None):
            'stroke="#999"/>',
            f'<text x="{LEFT - 4}" y="{TOP + 4}" text-anchor="end">{_label(hi)}</text>',
            f'<text x="{LEFT - 4}" y="{TOP + plot_h}" text-anchor="end">{_label(lo)}</text>',
-           f'<text x="{LEFT}" y="{HEIGHT - 8}">-{span:.0f} s</text>',
-           f'<text x="{LEFT + plot_w}" y="{HEIGHT - 8}" text-anchor="end">now</text>']
+           f'<text x="{LEFT}" y="{HEIGHT - 8}">{x_left}</text>',
+           f'<text x="{LEFT + plot_w}" y="{HEIGHT - 8}" text-anchor="end">{x_right}</text>']
+    for i, (t, label) in enumerate(marks):
+        if t0 <= t <= t1:  # labels one under another, so that close marks stay readable
+            x = x_of(t)
+            out.append(f'<line x1="{x:.1f}" y1="{TOP}" x2="{x:.1f}" y2="{TOP + plot_h}" '
+                       'stroke="#555" stroke-dasharray="4,3"/>'
+                       f'<text x="{x + 3:.1f}" y="{TOP + 12 + 12 * i}">{escape(label)}</text>')
     for i, (name, pts) in enumerate(sorted(series.items())):
         color = (colors or {}).get(name, COLORS[i % len(COLORS)])
         for run in _segments(pts, x_of, y_of):

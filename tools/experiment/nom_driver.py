@@ -10,20 +10,28 @@ Variants: "adaptive" (the application picks W from price and load, --adapt
 --utility=KIND with the variant's "utility", default penalty, and the arguments of its
 controller "mode" in ADAPTIVE_MODE_ARGS; needs priced) and "w=N" (the application's
 --batching-delay=N, paper 6.5).
+
+While a nom guest serves, timeline.py samples what its application says of itself once a
+second, from inside the lab's namespace (its raw readings, then timeline.csv, beside the run's
+other raw outputs), for the report's figures over time.
 """
 import hashlib
 import json
 import os
+import subprocess
+import sys
 import time
 
 import netlab
 from loadgen import apps
 from nomvm import VM, Nic, make_iso
 
+from . import timeline
 from .driver import GuestError
 from .labdriver import LabDriver, prepare
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOOLS = os.path.join(TOP, "tools")
 BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
 KERNEL = os.path.join(BUILD, "kernel", "nom.elf")
 PRICED = os.path.join(BUILD, "apps", "priced", "priced.elf")
@@ -65,6 +73,7 @@ class NomDriver(LabDriver):
     def __init__(self, accel, price_port):
         super().__init__(accel)
         self.price_port = price_port
+        self.sampler, self.phase_starts = None, {}
 
     def unavailable(self, app, variant):
         elf = os.path.join(BUILD, APPS[app][0])
@@ -130,21 +139,53 @@ class NomDriver(LabDriver):
 
     def start(self, app, variant, workdir, on_network=None):
         info = super().start(app, variant, workdir, on_network)
+        self.phase_starts = {}
+        self._start_sampler(app, workdir)
         return dict(info, image={k: v for k, v in self.image.items() if k != "iso"})
 
-    def stop(self):
-        """Stops the guest; the ISO (12 MB a cell) goes, its modules and checksum stay in the
-        record."""
+    def _start_sampler(self, app, workdir):
+        """timeline.py's sampler inside the lab, where the guest's address answers."""
+        argv = [sys.executable, "-m", "experiment.timeline", "--app", app,
+                "--host", self.lab.guest_ip, "--port", str(APPS[app][2]),
+                "--out", os.path.join(workdir, timeline.RAW), "--tap", self.lab.tap,
+                "--serial", self.vm.serial_path]
+        with open(os.path.join(workdir, "timeline.log"), "w") as log:
+            self.sampler = self.lab.popen(argv, cwd=TOOLS, stdout=log, stderr=subprocess.STDOUT)
+
+    def _stop_sampler(self):
+        """Ends the sampler (the PID it was started with) and writes the run's series."""
+        if self.sampler is None:
+            return
+        self.sampler.terminate()
         try:
-            super().stop()
+            self.sampler.wait(10)
+        except subprocess.TimeoutExpired:
+            self.sampler.kill()
+            self.sampler.wait()
+        self.sampler = None
+        timeline.write_series(self.workdir, self.app, self.phase_starts)
+
+    def stop(self):
+        """Stops the sampler and the guest; the ISO (12 MB a cell) goes, its modules and
+        checksum stay in the record."""
+        try:
+            self._stop_sampler()
         finally:
-            iso = getattr(self, "image", {}).get("iso")
-            if iso and os.path.exists(iso):
-                os.unlink(iso)
+            try:
+                super().stop()
+            finally:
+                self._remove_iso()
+
+    def _remove_iso(self):
+        iso = getattr(self, "image", {}).get("iso")
+        if iso and os.path.exists(iso):
+            os.unlink(iso)
 
     def load(self, phase, seconds):
         """LabDriver's figures plus what the application says of itself at the end of the
-        phase: the W it runs with and the price it saw (nhttpd's GET /nom/stats)."""
+        phase: the W it runs with and the price it saw (nhttpd's GET /nom/stats). The runner
+        moves the price just before it calls this: the timeline's mark of the change."""
+        self.phase_starts[phase] = time.time()
         fig = super().load(phase, seconds)
         if self.app == "nhttpd":
             fig["nom"] = self._nhttpd_stats(phase)

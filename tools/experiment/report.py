@@ -1,5 +1,6 @@
 """The report of a results folder: report.md and PNG plots regenerating paper figures 2-16 and
-tables 1-2, the nom/Linux/OSv summary and the KVM projection, from the records alone.
+tables 1-2, the nom/Linux/OSv summary and the KVM projection, from the records alone (and nom
+adaptive's W, price, load class and profit rate over time: timeline_figures.py, SVG).
 
 `python3 tools/experiment/run.py --report-only RESULTS_DIR` regenerates it. Every number comes
 from a record; a guest, application or variant without records shows "not run" with the
@@ -14,7 +15,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from profit import KINDS  # noqa: E402
 
-from . import kvmmodel  # noqa: E402
+from . import kvmmodel, timeline_figures  # noqa: E402
 from .analysis import Analysis, ratio  # noqa: E402
 from .plan import APPS, GUEST_VARIANTS, GUESTS, PHASES  # noqa: E402
 from .results import Results  # noqa: E402
@@ -342,6 +343,7 @@ class Report:
             self._profit_figure(n, app, f"{app} profit: static vs adaptive", series,
                                 f"fig{n:02d}-{app}-static-vs-adaptive.png")
             self._nom_self_report(app)
+            self.out(*timeline_figures.write(self.res.path, self.a.ok, app, self.plan))
 
     def _nom_self_report(self, app):
         """What nom's application said of itself at the end of each phase: W and price."""
