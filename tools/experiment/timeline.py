@@ -180,21 +180,22 @@ def write_series(folder, app, phase_starts):
 
 
 def read_series(folder):
-    """(rows with numbers as floats, timeline.json) of a run folder; None when it has none."""
+    """(rows with numbers as floats, timeline.json) of a run folder; None when it has none or
+    they do not read (the report then draws no timeline for that run)."""
     try:
         with open(os.path.join(folder, META)) as f:
             meta = json.load(f)
         with open(os.path.join(folder, SERIES), newline="") as f:
-            rows = list(csv.DictReader(f))
+            rows = [{k: _cell(k, v) for k, v in row.items()} for row in csv.DictReader(f)]
     except (OSError, ValueError):
         return None
-    for row in rows:
-        for k, v in row.items():
-            if k not in ("phase", "load_class"):
-                row[k] = float(v) if v != "" else None
-            elif v == "":
-                row[k] = None
     return rows, meta
+
+
+def _cell(column, text):
+    if text == "":
+        return None
+    return text if column in ("phase", "load_class") else float(text)
 
 
 if __name__ == "__main__":
