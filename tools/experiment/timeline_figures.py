@@ -1,7 +1,7 @@
 """The report's figures over time: for each application, W, price, load class, profit rate,
-throughput and exits against time in nom's adaptive runs (one repetition each: the first with a
-timeline), drawn by the live dashboard's own plot (tools/dashboard/plot.py) as SVG, the load
-and price change marked.
+throughput, outbound traffic and exits against time in nom's adaptive runs (one repetition
+each: the first with a timeline), drawn by the live dashboard's own plot
+(tools/dashboard/plot.py) as SVG, the load and price change marked.
 
 Each adaptive variant is one line; its samples come from timeline.py (timeline.csv beside the
 run's other raw outputs).
@@ -18,6 +18,7 @@ PLOTS = (("price", "price the application acts on", "$/Gbit"),
          ("load_class", "load class seen (1 single, 2 many)", "class"),
          ("profit", "expected profit rate", "u$/s"),
          ("throughput", "throughput", "operations/s"),
+         ("out_mbit_s", "outbound traffic (billed)", "Mbit/s"),
          ("exits_per_s", "exits (kicks + interrupts)", "/s"))
 LOAD_CLASS = {"single": 1.0, "many": 2.0}
 

@@ -32,7 +32,8 @@ def test_each_adaptive_run_is_drawn_over_time_with_the_changes_marked(tmp_path):
     figures = re.findall(r"\((fig-timeline-memcached-[\w-]+\.svg)\)", text)
     assert {"fig-timeline-memcached-w-us.svg", "fig-timeline-memcached-price.svg",
             "fig-timeline-memcached-load-class.svg", "fig-timeline-memcached-profit.svg",
-            "fig-timeline-memcached-throughput.svg"} <= set(figures)
+            "fig-timeline-memcached-throughput.svg", "fig-timeline-memcached-out-mbit-s.svg"
+            } <= set(figures)
     for name in figures:
         root = ET.parse(folder / name).getroot()
         texts = [t.text for t in root.iter(f"{SVG}text")]
