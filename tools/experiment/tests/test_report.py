@@ -149,3 +149,6 @@ def test_quick_mode_compares_linux_and_nom(tmp_path):
         served = [r for r in rows if r["app"] == "nhttpd" and r["guest"] == guest
                   and float(r["ops_s"] or 0) > 0]
         assert served, f"{guest} served nothing in quick mode:\n{text[:3000]}"
+    # nom adaptive's run sampled once a second (timeline.py) and drawn over time
+    assert (out / "raw" / "nhttpd" / "nom-adaptive" / "run1" / "timeline.csv").exists()
+    assert "(fig-timeline-nhttpd-w-us.svg)" in text
