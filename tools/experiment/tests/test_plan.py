@@ -8,6 +8,8 @@ from experiment.plan import ADAPTIVE_MODES, OVERHEAD_S, Plan, quick_plan
 from experiment.nom_driver import ADAPTIVE_MODE_ARGS
 from experiment.runner import expected_to_run, main, parse_args, plan_of
 
+pytestmark = pytest.mark.unit
+
 
 def test_full_plan_has_every_app_guest_and_nom_variant():
     p = Plan()
