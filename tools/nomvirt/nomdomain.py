@@ -9,6 +9,7 @@ import tempfile
 import time
 
 from nomvm import choose_accel
+from nomvm.vm import match_complete_lines, read_console
 from nomvirt import domain
 
 
@@ -44,11 +45,7 @@ class NomDomain:
         return r.returncode == 0 and r.stdout.strip() == "running"
 
     def log(self):
-        try:
-            with open(self.serial_path, errors="replace") as f:
-                return f.read()
-        except OSError:
-            return ""
+        return read_console(self.serial_path)
 
     def wait_for(self, pattern, timeout=180.0):
         """The first match of pattern in the console's complete lines; TimeoutError (with the
@@ -56,7 +53,7 @@ class NomDomain:
         rx, deadline = re.compile(pattern, re.M), time.monotonic() + timeout
         while True:
             log = self.log()
-            m = rx.search(log, 0, log.rfind("\n") + 1)
+            m = match_complete_lines(rx, log)
             if m:
                 return m
             if not self.running() or time.monotonic() > deadline:

@@ -47,6 +47,22 @@ def smp_option(smp, accel):
     return str(smp)
 
 
+def read_console(path):
+    """A serial console file's text so far; "" before the guest has written it."""
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def match_complete_lines(rx, text):
+    r"""rx's first match in text's complete lines. A line still being written is not searched:
+    `nic .*` or `W=(\d+)` would match whatever part of it had arrived (rawecho's banner was
+    once read cut short)."""
+    return rx.search(text, 0, text.rfind("\n") + 1)
+
+
 _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 _libc = ctypes.CDLL(None, use_errno=True)  # loaded before any fork: the child only calls it
 
@@ -158,22 +174,16 @@ class VM:
         return self
 
     def log(self):
-        try:
-            with open(self.serial_path, errors="replace") as f:
-                return f.read()
-        except OSError:
-            return ""
+        return read_console(self.serial_path)
 
     def wait_for(self, pattern, timeout=120.0):
-        r"""Waits until the serial log's complete lines match pattern; returns the match. Raises
-        TimeoutError (with the log) on timeout or if QEMU ended first. A line still being
-        written is not searched: `nic .*` or `W=(\d+)` would match whatever part of it had
-        arrived (rawecho's banner was once read cut short)."""
+        """Waits until the serial log's complete lines match pattern (match_complete_lines);
+        returns the match. Raises TimeoutError (with the log) on timeout or if QEMU ended first."""
         rx = re.compile(pattern, re.M)
         deadline = time.monotonic() + timeout
         while True:
             log = self.log()
-            m = rx.search(log, 0, log.rfind("\n") + 1)
+            m = match_complete_lines(rx, log)
             if m:
                 return m
             if self.proc.poll() is not None:
