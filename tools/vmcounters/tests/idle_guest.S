@@ -6,16 +6,8 @@
  * 7 * IDLE idle instructions in IDLE spins. */
 #define BEGIN_MARK .byte 0x0f, 0x1f, 0x84, 0x00, 'N', 'O', 'M', 'i'
 #define END_MARK   .byte 0x0f, 0x1f, 0x84, 0x00, 'N', 'O', 'M', 'w'
-    .text
-    .align 4
-    .long 0x1BADB002            /* multiboot 1 magic */
-    .long 0                     /* flags: nothing asked of the loader */
-    .long -0x1BADB002           /* checksum */
-
-    .code32
-    .globl _start
-_start:
-    cli
+#include "multiboot1.h"
+    MULTIBOOT1_START
     mov $IDLE, %ecx
 1:  BEGIN_MARK
     nop

@@ -3,16 +3,8 @@
  * isa-debug-exit port 0xf4 (QEMU exits with status 1). Two builds with different LOOPS differ
  * by exactly 2 * (difference of LOOPS) executed instructions: the test checks the plugin by it.
  */
-    .text                       /* the header must lie in the file's first 8 KiB */
-    .align 4
-    .long 0x1BADB002            /* multiboot 1 magic */
-    .long 0                     /* flags: nothing asked of the loader */
-    .long -0x1BADB002           /* checksum */
-
-    .code32
-    .globl _start
-_start:
-    cli
+#include "multiboot1.h"
+    MULTIBOOT1_START
     mov $LOOPS, %ecx
 1:  dec %ecx
     jnz 1b
