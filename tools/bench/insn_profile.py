@@ -19,7 +19,6 @@ interrupts per request; with --runs N (N boots) the top-level figures are the me
 groups and functions are the median run's.
 """
 import argparse
-import datetime
 import json
 import os
 import statistics
@@ -29,7 +28,7 @@ import vmcounters
 from bench import phases
 from bench.guests import NomBenchDriver
 from experiment.labdriver import prepare
-from experiment.machine import TOP, describe, git_commit
+from experiment.machine import describe, stamped_output
 from experiment.nom_driver import APPS, BUILD, KERNEL
 from loadgen import apps
 from vmcounters import guestprofile
@@ -78,11 +77,6 @@ def parse_args(argv):
     return args
 
 
-def default_output():
-    commit, dirty = git_commit()
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H%MZ")
-    return os.path.join(TOP, "results",
-                        f"insn-profile-{stamp}-{commit}{'-dirty' if dirty else ''}")
 
 
 def load(app, lab, conns, seconds, workdir, value_size=None, preload=True):
@@ -191,7 +185,7 @@ def report(result):
 
 def main(argv=None):
     args = parse_args(argv)
-    out = os.path.abspath(args.output or default_output())
+    out = os.path.abspath(args.output or stamped_output("insn-profile"))
     os.makedirs(out, exist_ok=True)
     runs = [one_run(args, out if args.runs == 1 else os.path.join(out, f"run{i + 1}"))
             for i in range(args.runs)]

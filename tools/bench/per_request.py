@@ -10,13 +10,12 @@ Writes OUTPUT/per-request.json (every application's insn_profile result, the mac
 OUTPUT/per-request.md (the table beside the issue's targets), and each application's own
 folder. TCG only (the counting plugin)."""
 import argparse
-import datetime
 import json
 import os
 import sys
 
 from bench import insn_profile
-from experiment.machine import TOP, describe, git_commit
+from experiment.machine import describe, stamped_output
 
 # Application, its insn_profile arguments, and issue 16's target for work per request.
 CASES = (("memcached", ["--app", "memcached", "--value-size", "1024"], 11000),
@@ -35,11 +34,6 @@ def parse_args(argv):
     return args
 
 
-def default_output():
-    commit, dirty = git_commit()
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H%MZ")
-    return os.path.join(TOP, "results",
-                        f"per-request-{stamp}-{commit}{'-dirty' if dirty else ''}")
 
 
 def _fmt(value, digits=0):
@@ -73,7 +67,7 @@ def markdown(result):
 
 def main(argv=None):
     args = parse_args(argv)
-    out = os.path.abspath(args.output or default_output())
+    out = os.path.abspath(args.output or stamped_output("per-request"))
     os.makedirs(out, exist_ok=True)
     result = {"benchmark": "nom per-request cost (issue 16)", "machine": describe("tcg", "plugin"),
               "settings": {"runs": args.runs, "seconds": args.seconds, "w_us": 0, "conns": 1},

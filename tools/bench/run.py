@@ -6,13 +6,12 @@
     python3 tools/bench/run.py --w 0,40 --seconds 5 --no-linux --output /tmp/b
 """
 import argparse
-import datetime
 import os
 import signal
 import sys
 import traceback
 from bench import floor, guests, phases, report
-from experiment.machine import TOP, describe, git_commit
+from experiment.machine import describe, stamped_output
 from nomvm import choose_accel
 import kvmcost
 import toolflags
@@ -49,10 +48,6 @@ def parse_args(argv):
     return args
 
 
-def default_output():
-    commit, dirty = git_commit()
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H%MZ")
-    return os.path.join(TOP, "results", f"bench-{stamp}-{commit}{'-dirty' if dirty else ''}")
 
 
 def _error(e):
@@ -133,7 +128,7 @@ def measure_all(args, accel, result, out):
 def main(argv=None):
     args = parse_args(argv)
     accel, reason = (args.accel, "--accel") if args.accel else choose_accel()
-    out = os.path.abspath(args.output or default_output())
+    out = os.path.abspath(args.output or stamped_output("bench"))
     result = {"benchmark": "nom data path (issue 4)", "schema": 1,
               "machine": describe(accel, reason),
               "settings": {"w_us": args.w_values, "seconds": args.seconds, "quick": args.quick,

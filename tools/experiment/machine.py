@@ -73,6 +73,13 @@ def describe(accel, accel_reason):
     }
 
 
+def stamped_output(kind, top=TOP):
+    """results/<kind>-<UTC minute>-<commit>[-dirty]: where a bench tool writes by default."""
+    commit, dirty = git_commit(top)
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H%MZ")
+    return os.path.join(top, "results", f"{kind}-{stamp}-{commit}{'-dirty' if dirty else ''}")
+
+
 def default_output(top=TOP):
     """results/<UTC date>-<commit>[-dirty]: the folder a run writes into by default."""
     commit, dirty = git_commit(top)
