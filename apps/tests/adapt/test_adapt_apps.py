@@ -4,14 +4,12 @@ the test's pricepub), the utility, the load class and the expected profit rate, 
 with the application's profile (apps/<app>/profile/profile.json) through tools/profit's Python.
 One connection at a time is the "single" class, so W is the profile's best single W."""
 import json
-import os
 import socket
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from nomvm import Guest
+from nomvm import Guest, hostcases
 from profit.utility import utility
 
 pytestmark = pytest.mark.boot
@@ -40,10 +38,7 @@ def profile_choice(app, cls, price, kind):
 def pricepub():
     if not KERNEL.exists():
         pytest.skip("the kernel is not built")
-    env = dict(os.environ, TOP=str(TOP), BUILD=str(BUILD))
-    r = subprocess.run(["make", "-s", "-C", str(HERE)], env=env,
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout + r.stderr
+    hostcases.make(HERE)  # this folder's test applications
     return PRICEPUB
 
 

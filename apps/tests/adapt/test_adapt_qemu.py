@@ -8,15 +8,13 @@ The test profile's choices under the penalty function (test_adapt_host.py checks
 -> W=0; many -> W=40 at 1 $/Gbit, W=10 at 10 $/Gbit. pricepub publishes 1 $/Gbit at boot and
 10 $/Gbit once adaptapp reports W=40, so the order of events does not depend on timing."""
 import json
-import os
 import socket
-import subprocess
 import threading
 from pathlib import Path
 
 import pytest
 
-from nomvm import Guest
+from nomvm import Guest, hostcases
 from profit.utility import utility
 
 pytestmark = pytest.mark.boot
@@ -37,10 +35,7 @@ def elfs():
     missing = [str(p) for p in needed if not p.exists()]
     if missing:
         pytest.skip(f"not built: {missing}")
-    env = dict(os.environ, TOP=str(TOP), BUILD=str(BUILD))
-    r = subprocess.run(["make", "-s", "-C", str(HERE)], env=env,
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout + r.stderr
+    hostcases.make(HERE)  # this folder's test applications
     return OUT / "adaptapp.elf", OUT / "pricepub.elf"
 
 

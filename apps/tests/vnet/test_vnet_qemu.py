@@ -3,15 +3,13 @@ libnom: boots the kernel with vnet_smoke.c (this folder's Makefile) and asks, ov
 networking, whether UDP echo through the driver returns every datagram intact at W = 0 and
 W = 20, and whether the driver releases the NIC cleanly with clean counters."""
 import importlib.util
-import os
 import re
 import socket
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from nomvm import Guest
+from nomvm import Guest, hostcases
 
 pytestmark = pytest.mark.boot
 
@@ -31,10 +29,7 @@ _spec.loader.exec_module(echo_client)
 def smoke_elf():
     if not KERNEL.exists():
         pytest.skip("kernel not built (build/kernel/nom.elf)")
-    env = dict(os.environ, TOP=str(TOP), BUILD=str(BUILD))
-    r = subprocess.run(["make", "-s", "-C", str(HERE)], env=env,
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout + r.stderr
+    hostcases.make(HERE)  # this folder's test applications
     return SMOKE
 
 
