@@ -7,7 +7,7 @@ in build/fuzz/corpus/NAME (so runs build on each other; the committed seeds are 
 crash reproducers in build/fuzz/crashes/NAME, and prints per harness: executions, libFuzzer's
 coverage (cov: edges, ft: features), corpus size and crashes.
 
-    tools/fuzz/run.py [--seconds N] [--jobs 1] [NAME ...]     fuzz each for N s (default 60)
+    tools/fuzz/run.py [--seconds N] [NAME ...]                fuzz each for N s (default 60)
     tools/fuzz/run.py --smoke                                 the deterministic short run of
                                                               `make test` (seed 1, bounded runs)
 """
