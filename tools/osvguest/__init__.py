@@ -107,9 +107,9 @@ def make_vm(app, nic, image, extra_args=(), workdir=None, accel=None, cmdline=No
 
 def ready_probe(app, guest_ip):
     """The command that succeeds once app's guest is ready: a TCP connection to its port
-    (bash's /dev/tcp), except for NetPIPE, whose NPtcp receiver takes the first connection as
-    its one session and exits with OSv when it closes: there the guest answering ping says
-    the network is up, and the NPtcp client retries until the receiver listens."""
+    (bash's /dev/tcp), except for NetPIPE, whose NPtcp receiver would take a probe
+    connection as a transmitter (a session that ends at once): there the guest answering ping
+    says the network is up, and the NPtcp client retries until the receiver listens."""
     if app == "netpipe":
         return ["ping", "-c", "1", "-W", "2", guest_ip]
     return ["bash", "-c", f"exec 3<>/dev/tcp/{guest_ip}/{APP_PORTS[app]}"]

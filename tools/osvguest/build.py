@@ -134,6 +134,17 @@ def clone(dest, url_template, progress):
             raise BuildError(f"{' '.join(cmd)} failed")
 
 
+def make_binary(image, progress):
+    """Builds image's binary with its Makefile (make_dir) when it has one (nom's NPtcp)."""
+    if not image.make_dir:
+        return
+    cmd = ["make", "-C", image.make_dir, f"TOP={TOP}", f"BUILD={BUILD}"]
+    progress.say(f"{image.name}: {' '.join(cmd)}")
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0 or not os.path.isfile(image.binary):
+        raise BuildError(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stderr[-2000:]}")
+
+
 def write_module(src, image):
     """Writes image's OSv module into src/apps/nom-NAME/; returns its folder."""
     module_dir = os.path.join(src, "apps", image.module)
@@ -224,6 +235,14 @@ def owning_package(path):
     return r.stdout.split(":", 1)[0] if r.returncode == 0 else None
 
 
+def _binary_version(image):
+    """The Debian version of image's binary, or what builds it when it is ours."""
+    package = owning_package(image.binary) or image.package
+    if package:
+        return package_version(package)
+    return f"built by {os.path.relpath(image.make_dir, TOP)}/Makefile"
+
+
 def build_info(src, built):
     """What BUILD-INFO.json records: the tree's commits, packages, per-image details."""
     return {
@@ -233,7 +252,7 @@ def build_info(src, built):
         "packages": {p: package_version(p) for p in images.BUILD_PACKAGES},
         "images": {i.name: {"file": os.path.basename(path), "sha256": sha256(path),
                             "binary": i.binary, "package": owning_package(i.binary),
-                            "version": package_version(owning_package(i.binary) or i.package),
+                            "version": _binary_version(i),
                             "cmdline": images.guest_cmdline(i)}
                    for i, path in built},
     }
@@ -280,6 +299,7 @@ def main(argv=None):
         built = []
         for n, image in enumerate(chosen, 1):
             progress.say(f"image {n}/{len(chosen)}: {image.name} ({image.binary})")
+            make_binary(image, progress)
             write_module(src, image)
             run_osv_build(src, image, args.jobs, os.path.join(logs, image.name + ".log"),
                           progress)

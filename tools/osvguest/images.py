@@ -18,6 +18,7 @@ from loadgen import apps
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOLS = os.path.dirname(HERE)
+BUILD = os.environ.get("BUILD") or os.path.join(os.path.dirname(TOOLS), "build")
 INDEX_HTML = os.path.join(TOOLS, "linuxguest", "rootfs", "index.html")
 NETMASK = "255.255.255.0"
 MODULE_PREFIX = "nom-"  # our modules in OSv's apps/ folder, apart from osv-apps' own
@@ -83,6 +84,7 @@ class Image:
     args: tuple
     files: dict = field(default_factory=dict)
     links: dict = field(default_factory=dict)
+    make_dir: str = None  # a Makefile folder that builds binary (None: Debian's, installed)
 
     @property
     def guest_binary(self):
@@ -109,10 +111,15 @@ IMAGES = {
         # Debian's nginx opens its compiled-in log before reading the configuration.
         links={"/var/log/nginx": "/tmp", "/var/lib/nginx": "/tmp"}),
     "netpipe": Image(
-        name="netpipe", app="netpipe", package="netpipe-tcp", binary="/usr/bin/NPtcp",
-        # The receiver's side of one ping-pong session (NPtcp exits, and OSv with it, after it).
-        args=tuple(apps.NETPIPE_PINGPONG_ARGS),
-        files={"/etc/protocols": ("host", "/etc/protocols")}),
+        # nom's NPtcp (NetPIPE with nom's run-as-a-call port, nptcp/README.md) built for Linux:
+        # OSv runs one program and powers off when it returns, and Debian's NPtcp serves one
+        # session; this one serves session after session on both ports, as nom's does.
+        name="netpipe", app="netpipe", package=None,
+        binary=os.path.join(BUILD, "osv", "nptcp", "NPtcp"),
+        args=("--repeat", "--quiet", *apps.NETPIPE_PINGPONG_ARGS, "--and",
+              *apps.NETPIPE_STREAM_ARGS),
+        files={"/etc/protocols": ("host", "/etc/protocols")},
+        make_dir=os.path.join(HERE, "nptcp")),
 }
 
 
@@ -156,5 +163,6 @@ def packages_needed(images, installed, exists=os.path.exists):
     """Debian packages to install before building images: the build's own and each image's
     package whose binary is missing (exists(path) is False); installed(package) says whether
     dpkg has a package."""
-    wanted = list(BUILD_PACKAGES) + [i.package for i in images if not exists(i.binary)]
+    wanted = list(BUILD_PACKAGES) + [i.package for i in images
+                                     if i.package and not exists(i.binary)]
     return [p for p in dict.fromkeys(wanted) if not installed(p)]

@@ -25,8 +25,17 @@ def test_cmdline_sets_the_static_address_then_runs_the_binary_as_the_linux_guest
     assert words[1] == "/memcached"
     assert words[words.index("-p") + 1] == str(apps.MEMCACHED_PORT)
     assert words[words.index("-t") + 1] == "1"  # one worker thread for the one vCPU
-    netpipe = shlex.split(images.guest_cmdline(images.IMAGES["netpipe"]))
-    assert netpipe[1:] == ["/NPtcp", *apps.NETPIPE_PINGPONG_ARGS]
+
+
+
+def test_netpipe_image_repeats_both_receivers_quietly_with_the_transmitters_options():
+    image = images.IMAGES["netpipe"]
+    words = shlex.split(images.guest_cmdline(image))
+    assert words[1] == "/NPtcp" and {"--repeat", "--quiet"} <= set(words)
+    sets = " ".join(words[2:]).replace("--repeat ", "").replace("--quiet ", "").split(" --and ")
+    assert sets == [" ".join(apps.NETPIPE_PINGPONG_ARGS), " ".join(apps.NETPIPE_STREAM_ARGS)]
+    # ours, built by its Makefile: no Debian package to install for it
+    assert image.package is None and os.path.isfile(os.path.join(image.make_dir, "Makefile"))
 
 
 def test_module_py_runs_the_cmdline_and_is_valid_python():
@@ -55,7 +64,7 @@ def test_packages_are_the_missing_ones_only():
     none_installed = images.packages_needed(all_images, installed=lambda p: False,
                                             exists=lambda path: False)
     assert "python3-pyelftools" in none_installed and "genromfs" in none_installed
-    assert {"memcached", "nginx-light", "netpipe-tcp"} <= set(none_installed)
+    assert {"memcached", "nginx-light"} <= set(none_installed) and None not in none_installed
     assert len(none_installed) == len(set(none_installed))
     # a binary already there (e.g. nginx from Debian's "nginx") needs no package of its own
     have_binaries = images.packages_needed(all_images, installed=lambda p: False,
