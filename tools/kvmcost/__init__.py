@@ -7,9 +7,10 @@
     kvmcost.difference(a, b)["kick"]["count"]         # kicks between the two snapshots
 
 The ledger (written by QEMU, softmmu/kvmcost.c in the patch) is JSON:
-{"mono_ns", "final", "dilation", "cost_file", "kinds": {KIND: {"count", "ns", "stall_ns",
+{"mono_ns", "final", "dilation", "clock", "cost_file", "kinds": {KIND: {"count", "ns", "stall_ns",
 "cost_ns"}}} where ns is count x cost_ns (undilated) and stall_ns what the vCPU was stalled
-(ns x dilation).
+(ns x dilation); clock is "dilated" when the guest's TSC and virtual clock ran at 1/dilation of
+wall time (patches/0003, README "Time dilation"), "wall" otherwise.
 """
 import json
 import os
@@ -43,9 +44,10 @@ def qemu_binary():
     return QEMU
 
 
-def args_for(cost_file, ledger_path, interval_ms=100, dilation=None):
+def args_for(cost_file, ledger_path, interval_ms=100, dilation=None, clock=None):
     """QEMU arguments that charge cost_file's costs and write the ledger to ledger_path every
-    interval_ms (0: only at exit) and at exit; dilation overrides the file's factor."""
+    interval_ms (0: only at exit) and at exit; dilation (D >= 1) overrides the file's factor
+    and, unless clock="wall", also dilates the guest's clock (QEMU's default: clock="dilated")."""
     for path in (cost_file, ledger_path):
         if "," in path:
             raise ValueError(f"kvmcost: a comma in {path!r} (QEMU splits -kvmcost at commas)")
@@ -53,6 +55,8 @@ def args_for(cost_file, ledger_path, interval_ms=100, dilation=None):
     value += f",interval_ms={int(interval_ms)}"
     if dilation is not None:
         value += f",dilation={float(dilation)!r}"
+    if clock is not None:
+        value += f",clock={clock}"
     return ["-kvmcost", value]
 
 

@@ -1,10 +1,17 @@
-"""The exit guest (exit_guest.c), built once for the tests that boot it."""
+"""The exit guest (exit_guest.c), built once for the tests that boot it, and a runner that boots
+it on the patched QEMU and plays its handshake (test_ledger.py, test_clock.py)."""
+import mmap
 import os
 import subprocess
+import time
 
 import pytest
 
 import kvmcost
+import nomvm
+
+READY = 0x52454459  # exit_guest.c
+MEMORY_MB = 32
 
 
 @pytest.fixture(scope="session")
@@ -12,3 +19,65 @@ def guest():
     subprocess.run(["make", "-s", "-C", kvmcost.HERE], check=True,
                    env=dict(os.environ, TOP=kvmcost.TOP, BUILD=kvmcost.BUILD))
     return os.path.join(kvmcost.BUILD, "kvmcost", "exit-guest.elf")
+
+
+def symbol_address(elf, name):
+    out = subprocess.run(["nm", elf], check=True, capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        words = line.split()
+        if words[-1] == name:
+            return int(words[0], 16)
+    raise LookupError(f"{name} not in {elf}")
+
+
+def wait_for_word(ram, offset, value, vm, timeout=60.0):
+    """Polls the guest's RAM (a shared file) until the 32-bit word at offset reads value."""
+    deadline = time.monotonic() + timeout
+    while int.from_bytes(ram[offset:offset + 4], "little") != value:
+        if vm.proc.poll() is not None:
+            raise AssertionError(f"QEMU exited ({vm.proc.returncode}) before the guest was ready")
+        if time.monotonic() > deadline:
+            raise TimeoutError("the exit guest never reported READY")
+        time.sleep(0.01)
+
+
+class ExitGuestRun:
+    """One boot of the exit guest: `status` (QEMU's), `before` (the ledger when the guest said
+    READY, before the host's word), `after` (the final ledger), `ram` (the guest's memory at
+    the end), `symbol(name)` (a guest variable's bytes there), `stderr`."""
+
+    def __init__(self, guest, status, before, after, ram, stderr):
+        self.guest, self.status, self.before, self.after = guest, status, before, after
+        self.ram, self.stderr = ram, stderr
+
+    def symbol(self, name, size):
+        at = symbol_address(self.guest, name)  # guest-physical = file offset (no paging)
+        return self.ram[at:at + size]
+
+
+@pytest.fixture
+def run_exit_guest(guest, tmp_path):
+    """run_exit_guest(word, cost_file, **args_for's keywords): boots the exit guest with a
+    modern virtio-net device and shared RAM, takes a ledger snapshot at READY, writes word
+    (exit_guest.c: GO or CLOCK) and waits for the guest to end."""
+    def run(word, cost_file=kvmcost.SKYLAKE, **kvmcost_args):
+        ledger = str(tmp_path / "ledger.json")
+        ram_path = tmp_path / "guest-ram"
+        ram_path.write_bytes(b"\0" * (MEMORY_MB << 20))
+        handshake = symbol_address(guest, "handshake")
+        extra = kvmcost.args_for(cost_file, ledger, interval_ms=20, **kvmcost_args) + [
+            "-object", f"memory-backend-file,id=ram,size={MEMORY_MB}M,mem-path={ram_path},"
+                       "share=on",
+            "-machine", "memory-backend=ram",
+            "-device", "virtio-net-pci,disable-legacy=on,disable-modern=off,romfile="]
+        vm = nomvm.VM(kernel=guest, memory_mb=MEMORY_MB, accel="tcg", extra_args=extra,
+                      workdir=str(tmp_path), name="kvmcost", qemu=kvmcost.qemu_binary())
+        with vm, open(ram_path, "r+b") as f, mmap.mmap(f.fileno(), 0) as ram:
+            wait_for_word(ram, handshake, READY, vm)
+            before = kvmcost.snapshot(ledger, str(tmp_path / "before.json"))
+            ram[handshake + 4:handshake + 8] = word.to_bytes(4, "little")
+            status = vm.wait_exit(timeout=120)
+            memory = bytes(ram)
+        stderr = open(os.path.join(vm.workdir, "qemu.stderr")).read()
+        return ExitGuestRun(guest, status, before, kvmcost.read_ledger(ledger), memory, stderr)
+    return run

@@ -1,7 +1,10 @@
 /* exit_guest: a multiboot guest that drives a known number of each kind of exit-equivalent, so
  * that the test (test_ledger.py) can check the kvmcost ledger: ROUNDS virtio kicks, ROUNDS
  * port writes, ROUNDS self-IPIs and ROUNDS LAPIC-timer interrupts each waited for with HLT,
- * every interrupt with its EOI.
+ * every interrupt with its EOI. Or, when the host writes CLOCK instead of GO, the clock check
+ * (test_clock.py): the guest's TSC over 10 ms of the PIT and over 10 ms of the LAPIC timer
+ * (each the least of CLOCK_REPEAT, as a preempted vCPU thread only lengthens them), and over
+ * CLOCK_KICKS kicks, stored in clock_ticks[] before the guest ends.
  *
  * The firmware before it exits too, a number that varies between boots, so the guest does its
  * set-up, sets handshake[0] = READY and spins on handshake[1] (memory only: no exit) until
@@ -18,6 +21,9 @@
 #define ROUNDS 100
 #define READY 0x52454459u
 #define GO 0x474f2121u
+#define CLOCK 0x434c4f4bu
+#define CLOCK_KICKS 10
+#define CLOCK_REPEAT 3
 
 #define IPI_VECTOR 0x40
 #define TIMER_VECTOR 0x41
@@ -27,11 +33,18 @@
 #define LAPIC_ICR_LOW (0x300 / 4)
 #define LAPIC_LVT_TIMER (0x320 / 4)
 #define LAPIC_TIMER_INITIAL (0x380 / 4)
+#define LAPIC_TIMER_CURRENT (0x390 / 4)
+#define LVT_MASKED (1u << 16)
+#define PIT_10MS 11932          /* 1.193182 MHz x 10 ms */
+#define LAPIC_TIMER_DIVIDE (0x3e0 / 4)
+#define DIVIDE_BY_1 0xb
+#define LAPIC_10MS 10000000u    /* QEMU's APIC clock is 1 GHz (of virtual time) */
 #define ICR_SELF (1u << 18)     /* destination shorthand: self */
 #define ICR_ASSERT (1u << 14)
-#define TIMER_TICKS 5000        /* at the reset divider (2), 10 us of QEMU's APIC clock */
+#define TIMER_TICKS 5000        /* 5 us of QEMU's 1 GHz APIC clock (its reset divider is 1) */
 
 volatile uint32_t handshake[2];  /* the test finds it with nm */
+volatile uint64_t clock_ticks[3];  /* CLOCK: TSC over the PIT's 10 ms, the LAPIC's, the kicks */
 static volatile uint32_t ipis, timer_interrupts;
 
 struct gate {
@@ -113,11 +126,70 @@ static volatile uint16_t *find_doorbell(void)
     return (volatile uint16_t *)((config_read(dev, bar) & ~0xfu) + config_read(dev, cap + 8));
 }
 
-static void wait_for_go(void)
+static uint32_t wait_for_go(void)
 {
     handshake[0] = READY;
-    while (handshake[1] != GO)
+    while (handshake[1] != GO && handshake[1] != CLOCK)
         ;
+    return handshake[1];
+}
+
+static inline uint64_t rdtsc(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return (uint64_t)hi << 32 | lo;
+}
+
+static inline uint8_t inb(uint16_t port)
+{
+    uint8_t v;
+    __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
+    return v;
+}
+
+/* TSC ticks over 10 ms of PIT channel 2 (mode 0: OUT rises at the terminal count, read in
+ * port 0x61 bit 5), the way an OS calibrates its TSC. */
+static uint64_t tsc_over_pit(void)
+{
+    outb(0x61, (inb(0x61) & ~0x02) | 0x01);  /* gate channel 2 on, speaker off */
+    outb(0x43, 0xb0);                         /* channel 2, lo/hi byte, mode 0 */
+    outb(0x42, PIT_10MS & 0xff);
+    outb(0x42, PIT_10MS >> 8);
+    uint64_t t0 = rdtsc();
+    while (!(inb(0x61) & 0x20))
+        ;
+    return rdtsc() - t0;
+}
+
+/* TSC ticks over 10 ms of the LAPIC timer's count (masked, so no interrupt). */
+static uint64_t tsc_over_lapic(void)
+{
+    LAPIC[LAPIC_TIMER_DIVIDE] = DIVIDE_BY_1;
+    LAPIC[LAPIC_LVT_TIMER] = LVT_MASKED | TIMER_VECTOR;
+    LAPIC[LAPIC_TIMER_INITIAL] = 0xffffffffu;
+    uint64_t t0 = rdtsc();
+    while (0xffffffffu - LAPIC[LAPIC_TIMER_CURRENT] < LAPIC_10MS)
+        ;
+    uint64_t t1 = rdtsc();
+    LAPIC[LAPIC_TIMER_INITIAL] = 0;
+    return t1 - t0;
+}
+
+/* The clock check: what the guest's TSC says of the PIT, the LAPIC timer and charged kicks. */
+static void clock_check(volatile uint16_t *doorbell)
+{
+    clock_ticks[0] = clock_ticks[1] = ~0ull;
+    for (int i = 0; i < CLOCK_REPEAT; i++) {
+        uint64_t pit = tsc_over_pit(), lapic = tsc_over_lapic();
+        clock_ticks[0] = pit < clock_ticks[0] ? pit : clock_ticks[0];
+        clock_ticks[1] = lapic < clock_ticks[1] ? lapic : clock_ticks[1];
+    }
+    uint64_t t0 = rdtsc();
+    for (int i = 0; i < CLOCK_KICKS; i++)
+        *doorbell = 0;
+    clock_ticks[2] = rdtsc() - t0;
+    guest_exit(0);
 }
 
 void guest_main(void)
@@ -127,7 +199,8 @@ void guest_main(void)
     outb(0xa1, 0xff);
     LAPIC[LAPIC_SVR] = 0x100 | 0xff;  /* APIC software enable, spurious vector 0xff */
     volatile uint16_t *doorbell = find_doorbell();
-    wait_for_go();
+    if (wait_for_go() == CLOCK)
+        clock_check(doorbell);
 
     for (int i = 0; i < ROUNDS; i++)
         *doorbell = 0;               /* kick: queue 0 */

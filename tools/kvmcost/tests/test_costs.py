@@ -50,12 +50,33 @@ GOOD = "".join(f"{k} = {100 + i}\n" for i, k in enumerate(kvmcost.KINDS))
     (GOOD + "kicks = 5\n", ":13: unknown kind 'kicks'"),
     (GOOD.replace("irq_ipi = 109\n", ""), "no cost for irq_ipi"),
     (GOOD + "kick = 7\n", ":13: a second cost for kick"),
-    (GOOD + "dilation = 0\n", ":13: dilation '0' is not a number > 0"),
+    (GOOD + "dilation = 0\n", ":13: dilation '0' is not a number from 1 to 1000"),
 ], ids=["missing", "no-equals", "negative", "fraction", "unknown", "absent-kind", "twice",
         "zero-dilation"])
 def test_a_bad_cost_file_stops_qemu_at_start_with_the_reason(tmp_path, text, message):
     status, stderr = start_qemu(tmp_path, text)
     assert status == 1 and message in stderr, stderr
+    assert not (tmp_path / "ledger.json").exists()
+
+
+@pytest.mark.boot
+@needs_qemu
+@pytest.mark.parametrize("option, message", [
+    ("dilation=0.5", "dilation '0.5' is not a number from 1 to 1000"),
+    ("dilation=nan", "dilation 'nan' is not a number from 1 to 1000"),
+    ("dilation=", "dilation '' is not a number from 1 to 1000"),
+    ("dilation=4x", "dilation '4x' is not a number from 1 to 1000"),
+    ("dilation=1001", "dilation '1001' is not a number from 1 to 1000"),
+    ("clock=dilated", "clock=dilated needs dilation=D"),
+    ("dilation=4,clock=fast", "clock 'fast' is neither 'dilated' nor 'wall'"),
+], ids=["below-1", "nan", "empty", "junk", "too-large", "clock-without-dilation", "bad-clock"])
+def test_a_bad_dilation_or_clock_option_stops_qemu_with_the_reason(tmp_path, option, message):
+    (tmp_path / "costs.conf").write_text(GOOD)
+    value = f"costs={tmp_path / 'costs.conf'},ledger={tmp_path / 'ledger.json'},{option}"
+    r = subprocess.run([kvmcost.QEMU, "-machine", "q35", "-accel", "tcg", "-display", "none",
+                        "-nodefaults", "-kvmcost", value], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 1 and message in r.stderr, r.stderr
     assert not (tmp_path / "ledger.json").exists()
 
 
@@ -81,7 +102,7 @@ def test_the_dilation_option_scales_the_stall_and_not_the_cost(guest, tmp_path):
             *kvmcost.args_for(kvmcost.SKYLAKE, str(ledger_path), dilation=2.5)]
     assert subprocess.run(args, capture_output=True, timeout=120).returncode == 3
     ledger = kvmcost.read_ledger(ledger_path)
-    assert ledger["dilation"] == 2.5
+    assert ledger["dilation"] == 2.5 and ledger["clock"] == "dilated"
     pio = ledger["kinds"]["pio"]
     assert pio["count"] > 0 and pio["ns"] == pio["count"] * pio["cost_ns"]
     assert pio["stall_ns"] == pio["count"] * int(pio["cost_ns"] * 2.5 + 0.5)
@@ -101,6 +122,8 @@ def test_args_for_refuses_a_path_qemu_would_split():
         kvmcost.args_for("/tmp/a,b.conf", "/tmp/ledger.json")
     assert kvmcost.args_for("/c.conf", "/l.json", interval_ms=0, dilation=3) == [
         "-kvmcost", "costs=/c.conf,ledger=/l.json,interval_ms=0,dilation=3.0"]
+    assert kvmcost.args_for("/c.conf", "/l.json", dilation=3, clock="wall")[1].endswith(
+        ",dilation=3.0,clock=wall")
 
 
 @pytest.mark.unit

@@ -1,0 +1,69 @@
+"""Does the dilated guest clock (patches/0003, -kvmcost ...,dilation=D) make a charged exit cost
+its cost in the guest's time, and do the guest's clocks agree with each other?
+
+The exit guest's clock check (exit_guest.c, CLOCK) reads its TSC over 10 ms of the PIT and of
+the LAPIC timer (both on QEMU's virtual clock) and over CLOCK_KICKS kicks, each charged KICK_NS
+(every other kind costs 0 here, so the PIT and LAPIC reads cost nothing). With the clock
+dilated the kicks take about CLOCK_KICKS x KICK_NS of guest time; with clock=wall about D times
+that. Only ratios of the guest's own clocks are asserted, with bounds far from both outcomes
+(a preempted vCPU thread lengthens what it measures by wall time / D at most); no timing of the
+machine."""
+import os
+import struct
+
+import pytest
+
+import kvmcost
+from kvmcost import dilation as dil
+
+pytestmark = pytest.mark.boot
+
+CLOCK = 0x434C4F4B  # exit_guest.c
+CLOCK_KICKS = 10
+KICK_NS = 5_000_000
+D = 8.0
+
+needs_qemu = pytest.mark.skipif(not os.access(kvmcost.QEMU, os.X_OK),
+                                reason=f"{kvmcost.QEMU} not built (make qemu-kvmcost)")
+
+
+@pytest.fixture
+def kick_costs(tmp_path):
+    path = tmp_path / "kick-only.conf"
+    path.write_text("".join(f"{k} = {KICK_NS if k == 'kick' else 0}\n" for k in kvmcost.KINDS))
+    return str(path)
+
+
+def clock_check(run_exit_guest, cost_file, clock):
+    run = run_exit_guest(CLOCK, cost_file, dilation=D, clock=clock)
+    assert run.status == 1, f"guest exit code {run.status >> 1} (exit_guest.c)\n{run.stderr}"
+    pit, lapic, kicks = struct.unpack("<3Q", run.symbol("clock_ticks", 24))
+    charged = kvmcost.difference(run.before, run.after)["kick"]
+    assert charged == {"count": CLOCK_KICKS, "ns": CLOCK_KICKS * KICK_NS,
+                       "stall_ns": int(CLOCK_KICKS * KICK_NS * D)}
+    assert run.after["clock"] == clock and run.after["dilation"] == D
+    tsc_per_ns = pit / 10e6  # the guest's TSC rate, measured as an OS would: against the PIT
+    return {"pit": pit, "lapic": lapic,
+            "kicks_over_cost": kicks / tsc_per_ns / (CLOCK_KICKS * KICK_NS)}
+
+
+@needs_qemu
+def test_with_the_dilated_clock_a_charged_exit_takes_its_cost_of_guest_time(run_exit_guest,
+                                                                           kick_costs):
+    got = clock_check(run_exit_guest, kick_costs, "dilated")
+    # Stalled KICK_NS x D wall each = KICK_NS of guest time; with the wall clock it would be D.
+    assert 0.9 <= got["kicks_over_cost"] <= 3.0, got
+    # The TSC and the virtual clock are dilated alike: the LAPIC timer agrees with the PIT,
+    # and an OS calibrating its TSC against the PIT finds the host's clock rate (a guest
+    # second holds as many TSC ticks as a host second; it just lasts D times longer).
+    assert 0.8 <= got["lapic"] / got["pit"] <= 1.25, got
+    host_hz = dil.host_clock_hz()
+    if host_hz:
+        assert 0.5 <= got["pit"] / (host_hz / 100) <= 2.0, (got, host_hz)
+
+
+@needs_qemu
+def test_with_the_wall_clock_the_guest_sees_each_charge_dilated(run_exit_guest, kick_costs):
+    got = clock_check(run_exit_guest, kick_costs, "wall")
+    assert got["kicks_over_cost"] >= D / 2, got
+    assert 0.8 <= got["lapic"] / got["pit"] <= 1.25, got
