@@ -59,21 +59,38 @@ static void netloop_timer_fired(void *arg)
     netloop_run();
 }
 
+/* lwIP's next timeout as a TSC deadline (0: none), recomputed only when lwIP's due time (its
+ * own milliseconds, sys_now) changed, which under steady traffic is every 250 ms (tcp_tmr):
+ * rebuilding it from now + sleep time on every call gave a new deadline each time, and with it
+ * a timer-heap remove and insert per socket call (8 per NetPIPE message, about 1,200 of its
+ * instructions: tools/bench/insn_profile.py --app netpipe --conns 1). */
+static uint64_t netloop_lwip_deadline(void)
+{
+    static u32_t due_ms;
+    static uint64_t due_tsc;
+    u32_t sleep_ms = sys_timeouts_sleeptime();
+    if (sleep_ms == SYS_TIMEOUTS_SLEEPTIME_INFINITE)
+        return 0;
+    u32_t ms = nomnet_sys_now_last() + sleep_ms; /* the sys_now it read: the due time exactly */
+    if (due_tsc == 0 || ms != due_ms) {
+        due_ms = ms;
+        due_tsc = nom_tsc() + nom_us_to_tsc(sleep_ms * 1000ull);
+    }
+    return due_tsc;
+}
+
 /* Keeps one timer at the earliest of lwIP's next timeout, extra_deadline and, when the core is
- * about to block (with_batch), the driver's W deadline. While the core runs or polls it needs
- * no timer for W: the idle hook's polls and every socket call (netloop_commit) release a due
- * batch, and arming one per batch cost a system call, two LAPIC timer writes and a timer
- * interrupt with its EOI (VM exits each under KVM: 2.5 of W=10's 3.3 exit-equivalents per
- * memcached request beyond W=0's, tools/bench/holds.py --kvmcost skylake). */
+ * about to block (with_batch), the driver's W deadline; an unchanged deadline costs no timer
+ * call. While the core runs or polls it needs no timer for W: the idle hook's polls and every
+ * socket call (netloop_commit) release a due batch, and arming one per batch cost a system
+ * call, two LAPIC timer writes and a timer interrupt with its EOI (VM exits each under KVM:
+ * 2.5 of W=10's 3.3 exit-equivalents per memcached request beyond W=0's,
+ * tools/bench/holds.py --kvmcost skylake). */
 static void netloop_rearm(uint64_t extra_deadline, int with_batch)
 {
-    uint64_t now = nom_tsc(), deadline;
-    u32_t sleep_ms = sys_timeouts_sleeptime();
+    uint64_t deadline = netloop_lwip_deadline();
     uint64_t dev_deadline = with_batch ? vnet_next_deadline(loop_dev) : 0;
 
-    deadline = 0;
-    if (sleep_ms != SYS_TIMEOUTS_SLEEPTIME_INFINITE)
-        deadline = now + nom_us_to_tsc(sleep_ms * 1000ull);
     if (dev_deadline && (deadline == 0 || dev_deadline < deadline))
         deadline = dev_deadline;
     if (extra_deadline && (deadline == 0 || extra_deadline < deadline))

@@ -27,6 +27,9 @@ void netloop_commit(void);
 /* Hands the frames the driver holds to the stack now (paper 3.6, rx condition 3). */
 void netloop_rx_flush(void);
 struct vnet *netloop_device(void);
+/* What sys_now() (sys_arch.c) returned last: with sys_timeouts_sleeptime() it gives lwIP's
+ * next due time without a second clock read. */
+u32_t nomnet_sys_now_last(void);
 /* At exit (nom_net_start registers it with atexit): waits, at most a second, until the device
  * has taken every frame the stack sent, so the last answers are not lost to the reset the
  * kernel gives a NIC whose owner ended. Takes the stack lock itself. */

@@ -5,10 +5,19 @@
 #include "lwip/sys.h"
 #include <nom/time.h>
 
+#include "netloop.h"
+
+static u32_t now_last;
+
 /* Wraps every 49 days; lwIP compares timeouts with wrap-safe differences. */
 u32_t sys_now(void)
 {
-    return (u32_t)(nom_now_ns() / 1000000u);
+    return now_last = (u32_t)(nom_now_ns() / 1000000u);
+}
+
+u32_t nomnet_sys_now_last(void)
+{
+    return now_last;
 }
 
 static uint64_t rand_state;
