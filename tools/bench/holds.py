@@ -10,9 +10,11 @@ and after: the driver's lateness histograms (drivers/virtio-net/virtio_net.h: ba
 much longer than W their oldest frame waited, in the guest's clock) and its kicks and
 interrupts. Prints, per W, ops/s, the lateness percentiles of rx and tx batches (the upper
 bound of the bucket holding the percentile) and the share of batches 5 us or more late, i.e.
-held W + 5 us or longer. Under --kvmcost the guest's clock is TCG's real time, W is given to
-the guest as W x D (LabDriver.guest_us) and the undilated (KVM-equivalent) lateness is the raw
-figure / D.
+held W + 5 us or longer, all in the guest's clock. Under --kvmcost that clock is dilated
+(tools/kvmcost patches/0003: the guest's TSC and timers run at 1/D of wall time), so W and the
+lateness are undilated (KVM-equivalent) microseconds as they are. Without the cost model (the
+stock QEMU) the guest's clock is wall time while its work runs D times slower than natively
+and exits cost nothing: there "W + 5 us" is wall time, with no KVM host behind it.
 """
 import argparse
 import json
@@ -75,22 +77,19 @@ def share_at_least(counts, bounds, us):
     return sum(n for low, n in zip(lows, counts) if low >= us) / total
 
 
-def summary(before, after, w_us, dilation=1.0):
-    """Lateness (hold beyond W) percentiles of the batches between two stats: raw (the guest's
-    clock, the histogram's bucket bounds) and undilated (raw / dilation); the share of batches
-    held at least W + 5 us undilated, i.e. late by 5 x dilation raw (bucket lower bounds)."""
+def summary(before, after):
+    """Lateness (hold beyond W) percentiles of the batches between two stats, in the guest's
+    clock (the histogram's bucket bounds), and the share of batches held at least W + 5 us,
+    i.e. late by 5 us or more (bucket lower bounds)."""
     bounds = [int(x) for x in after["net_late_hist_bounds_us"].split(",")]
-    out = {"bounds_us": bounds, "dilation": dilation}
+    out = {"bounds_us": bounds}
     for side in ("rx", "tx"):
         counts = [b - a for a, b in zip(histogram(before, f"net_{side}_late_hist"),
                                         histogram(after, f"net_{side}_late_hist"))]
         out[side] = {"counts": counts, "batches": sum(counts),
                      "p50_us_le": percentile_bound(counts, bounds, 0.5),
                      "p99_us_le": percentile_bound(counts, bounds, 0.99),
-                     "share_ge_w_plus_5": share_at_least(counts, bounds, 5 * dilation)}
-        for q in ("p50", "p99"):
-            raw = out[side][f"{q}_us_le"]
-            out[side][f"{q}_undilated_us_le"] = raw / dilation if raw is not None else None
+                     "share_ge_w_plus_5": share_at_least(counts, bounds, 5)}
     for k in ("net_tx_kicks", "net_rx_kicks", "net_interrupts", "net_arms"):
         out[k] = int(after[k]) - int(before[k])
     return out
@@ -111,10 +110,9 @@ def measure(w_us, phase, seconds, accel, workdir, cost_model):
         s1 = memcached_stats(driver.lab)
     finally:
         driver.stop()
-    dilation = driver_dilation = (info.get("kvmcost") or {}).get("dilation") or 1.0
-    row = {"w_us": w_us, "w_guest_us": round(w_us * driver_dilation) if info.get("kvmcost")
-           else w_us, "phase": phase, "ops_s": fig["ops"] / fig.get("seconds", seconds),
-           "latency_us": fig.get("latency_us"), "holds": summary(s0, s1, w_us, dilation),
+    row = {"w_us": w_us, "phase": phase, "ops_s": fig["ops"] / fig.get("seconds", seconds),
+           "guest_clock": "dilated" if info.get("kvmcost") else "wall",
+           "latency_us": fig.get("latency_us"), "holds": summary(s0, s1),
            "counters": vmcounters.per_request(c0, c1, fig["ops"])}
     if info.get("kvmcost"):
         row["kvmcost"] = info["kvmcost"]
@@ -126,9 +124,9 @@ def show(row):
     d = (row.get("kvmcost") or {}).get("dilation")
     sides = "  ".join(
         f"{side} batches {h[side]['batches']:7d} late p50<={h[side]['p50_us_le']} "
-        f"p99<={h[side]['p99_us_le']} raw (undilated p99<={h[side]['p99_undilated_us_le']:.1f})"
-        f" >=W+5: {100 * (h[side]['share_ge_w_plus_5'] or 0):5.1f}%" for side in ("rx", "tx"))
-    print(f"W={row['w_us']:>2} (guest {row['w_guest_us']}) {row['phase']:6s} "
+        f"p99<={h[side]['p99_us_le']} >=W+5: {100 * (h[side]['share_ge_w_plus_5'] or 0):5.1f}%"
+        for side in ("rx", "tx"))
+    print(f"W={row['w_us']:>2} ({row['guest_clock']} clock) {row['phase']:6s} "
           f"{row['ops_s']:8.0f} ops/s  {sides}" + (f"  D={d:.2f}" if d else ""), flush=True)
     led = row["counters"].get("kvmcost")
     if led:

@@ -60,13 +60,18 @@ def project(insns_per_req, exits_per_req, m=DEFAULT):
 # -- Under the exit-cost model (tools/kvmcost, --kvmcost) ------------------------------------
 # There the patched QEMU charges each exit-equivalent its published cost x D, D being the run's
 # time dilation (tools/kvmcost/dilation.py), so that inside the vCPU guest work and exits keep a
-# hardware-KVM host's proportions, both D times slower. Two KVM-equivalent figures follow, both
-# modelled, neither measured:
+# hardware-KVM host's proportions, both D times slower; and it dilates the guest's clock by the
+# same D (its TSC and every device timer run at 1/D of wall time), so what the guest measures
+# and waits for itself (W, the SLO, its latencies and rates, timers, idle polls) is in
+# undilated, KVM-equivalent time already, for nom, Linux and OSv alike. What the host measures
+# (the load generators' latencies and rates) is wall time: D times too slow. Two
+# KVM-equivalent figures of it follow, both modelled, neither measured:
 #
 #   dilated:   throughput_kvm = throughput_raw x D,  latency_kvm = latency_raw / D
-#              (exact for what the vCPU does; the host side of a request -- the load generator,
-#              the tap, QEMU's virtio back end -- is not dilated, so latency_kvm understates it
-#              and throughput_kvm holds only while the guest's vCPU is the bottleneck);
+#              (exact for what the vCPU does and waits for; the host side of a request -- the
+#              load generator, the tap, QEMU's virtio back end -- is not dilated, so
+#              latency_kvm understates it and throughput_kvm holds only while the guest's vCPU
+#              is the bottleneck; the same for every guest);
 #   projected: time per request = instructions x CPI / f + the ledger's exit cost per request
 #              (undilated ns, by kind, from the cost file) -- project() with the measured exit
 #              costs in place of a flat C_exit, independent of D.

@@ -54,9 +54,10 @@ class LabDriver(GuestDriver):
 
     def guest_us(self, us):
         """An economic time constant (W) of us microseconds undilated, in the guest's clock:
-        under the exit-cost model the guest's clock is wall time, in which its work runs D
-        times slower, so it holds us x D (Gupta et al. NSDI'06); else us as it is."""
-        return round(us * self.kvmcost["dilation"]) if self.kvmcost else us
+        us as it is. Under the exit-cost model the guest's clock is dilated by D (QEMU's
+        -kvmcost ...,dilation=D, tools/kvmcost patches/0003; Gupta et al. NSDI'06), so its
+        microseconds are undilated ones; without it there is no D to undo."""
+        return us
 
     # -- hooks of a guest driver ---------------------------------------------------------------
     def make_vm(self, app, variant, workdir, nic, extra_args):

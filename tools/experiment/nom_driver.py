@@ -92,15 +92,15 @@ class NomDriver(LabDriver):
 
     def make_vm(self, app, variant, workdir, nic, extra_args):
         elf, args = APPS[app][:2]
-        if "w_us" in variant:  # undilated under the exit-cost model (LabDriver.guest_us)
+        if "w_us" in variant:  # the guest's clock is undilated time (LabDriver.guest_us)
             args = args + [f"--batching-delay={self.guest_us(variant['w_us']):g}"]
         elif variant["name"].startswith("adaptive"):
             # The controller (libnom/include/nom/adapt.h) picks W from the profile, the price and
             # the load; under the utility function the variant names (paper 6.5: penalty).
+            # Under the exit-cost model the guest's clock is dilated: the W it picks, its SLO
+            # and its windows are undilated time without any scaling.
             args = args + ["--adapt", f"--utility={variant.get('utility', 'penalty')}",
                            *ADAPTIVE_MODE_ARGS[variant.get("mode", "offline-profile")]]
-            if self.kvmcost:  # the W it picks is undilated: the guest's is D times longer
-                args.append(f"--adapt-w-scale={max(1.0, self.kvmcost['dilation']):.3f}")
         modules = [(os.path.join(BUILD, elf), " ".join([app] + args))]
         nics = [nic]
         if os.path.isfile(PRICED):

@@ -101,9 +101,11 @@ CHOICES = ("off",) + tuple(COST_FILES)
 
 def model(name, dilation=None):
     """The setting of a run under cost model `name` ("off": None): {"name", "cost_file",
-    "dilation", "calibration"}. D is measured now (dilation.calibrate on the patched QEMU)
-    unless given. FileNotFoundError if the patched QEMU is not built; KeyError for an
-    unknown name; dilation.CalibrationError if the calibration fails."""
+    "dilation", "calibration"}. D is measured now (dilation.calibrate on the patched QEMU:
+    D_mix, README "Which D") unless given; it drives both the stalls and the guest's clock,
+    so it is at least 1 (TCG is never faster than the host; QEMU refuses less).
+    FileNotFoundError if the patched QEMU is not built; KeyError for an unknown name;
+    dilation.CalibrationError if the calibration fails."""
     if name in (None, "off"):
         return None
     cost_file = COST_FILES[name]
@@ -112,6 +114,6 @@ def model(name, dilation=None):
     if dilation is None:
         from . import dilation as dil
         calibration = dil.calibrate(qemu)
-        dilation = calibration["d_mix"]
+        dilation = max(1.0, calibration["d_mix"])
     return {"name": name, "cost_file": cost_file, "dilation": float(dilation),
             "calibration": calibration, "qemu": qemu}

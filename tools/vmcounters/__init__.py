@@ -58,8 +58,9 @@ class RunCounters:
             args += qmp_args(self.qmp_path)
         if self.kvmcost:
             import kvmcost
+            # The guest's clock dilated by the same D (tools/kvmcost README, "Time dilation").
             args += kvmcost.args_for(self.kvmcost["cost_file"], self.ledger_path,
-                                     dilation=self.kvmcost["dilation"])
+                                     dilation=self.kvmcost["dilation"], clock="dilated")
         return args
 
     def start(self):
