@@ -54,11 +54,15 @@ def guest_packages():
         return {"none": f"tools/linuxguest cannot load: {e}"}
 
 
+def utc_now():
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
 def describe(accel, accel_reason):
     commit, dirty = git_commit()
     qemu = _run(["qemu-system-x86_64", "--version"])
     return {
-        "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "date_utc": utc_now(),
         "accel": accel,
         "accel_reason": accel_reason,
         "cpu_model": cpu_model(),

@@ -15,9 +15,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from profit import KINDS  # noqa: E402
 
-from . import kvmmodel, timeline_figures  # noqa: E402
-from .analysis import Analysis, ratio  # noqa: E402
-from .plan import APPS, GUEST_VARIANTS, GUESTS, PHASES  # noqa: E402
+from . import kvmmodel, resume, timeline_figures  # noqa: E402
+from .analysis import Analysis, ratio, stats  # noqa: E402
+from .plan import APPS, GUEST_VARIANTS, GUESTS, PHASES, RAW_PASS  # noqa: E402
 from .results import Results  # noqa: E402
 
 GUEST_LABEL = {"linux": "Linux", "osv": "OSv", "nom": "nom"}
@@ -121,6 +121,9 @@ class Report:
                  "standard deviation across runs (n = runs that measured the value). "
                  "Raw figures: `raw/`, `figures.csv`, `profit.csv`; machine: `machine.json`.", "")
         self.pass_and_cuts()
+        self.exit_cost_model()
+        self.sessions()
+        self.planned_missing()
         self.summary()
         self.missing()
         self.performance()
@@ -130,6 +133,7 @@ class Report:
         self.static_vs_adaptive()
         self.batching()
         self.pareto()
+        self.raw_and_kvm()
         self.kvm_projection()
         path = os.path.join(self.res.path, "report.md")
         with open(path, "w") as f:
@@ -180,6 +184,8 @@ class Report:
     def missing(self):
         rows = {}
         for r in self.a.not_ok:
+            if not resume.is_complete(r) and r["status"] != "not run":
+                continue  # cut off: planned_missing() lists it
             key = (r["app"], r["guest"], r["variant"]["name"], r["status"], r.get("reason", ""))
             rows.setdefault(key, []).append(r["run"])
         for r in self.a.ok:  # ran, but a phase served nothing
@@ -320,6 +326,79 @@ class Report:
                      + ").", "")
         for cut in self.plan.get("cuts") or []:
             self.out(f"**Cut to fit the time budget:** {cut}.", "")
+
+    def exit_cost_model(self):
+        """The exit-cost model and D of this pass (tools/kvmcost), when it had one."""
+        ds = stats([d.get("dilation") for r in self.a.ok for d in r["derived"].values()])
+        if not ds[2]:
+            return
+        costs = sorted({(r.get("info") or {}).get("kvmcost", {}).get("cost_file") or "?"
+                        for r in self.a.ok if (r.get("info") or {}).get("kvmcost")})
+        self.out(f"Exit-cost model: {self.plan.get('kvmcost')} (cost file "
+                 f"{', '.join(f'`{c}`' for c in costs)}); the time dilation D, measured at "
+                 f"each boot, was {fmt_stat(ds)} over the phases. Every guest ran alike on that "
+                 "QEMU: each exit-equivalent charged its hardware-KVM cost x D. Figures are "
+                 "raw (as measured, dilated) unless marked KVM-equivalent (throughput x D, "
+                 "latency / D: tools/experiment/kvmmodel.py says what this leaves out); the "
+                 "section \"Raw and KVM-equivalent\" puts them side by side.", "")
+
+    def sessions(self):
+        """The sessions that ran into this folder (run.py --resume adds one each)."""
+        try:
+            sessions = self.res.read_json("sessions.json")
+        except (OSError, ValueError):
+            return
+        self.out("Sessions that ran into this folder (host load: 1-minute load average at "
+                 "start and end; each run's own is in its record, `loadavg`):", "")
+        for s in sessions:
+            m = s.get("machine") or {}
+            self.out(f"- {s.get('started_utc')} to {s.get('ended_utc', '(cut off)')}: "
+                     f"{'resumed' if s.get('resumed') else 'started'}, commit "
+                     f"{m.get('commit')}{' (modified)' if m.get('dirty') else ''}, "
+                     f"{s.get('runs_left_at_start')} runs to go, ended "
+                     f"{s.get('end', 'without a word (killed)')}, load "
+                     f"{fmt(s.get('loadavg_start'))} -> {fmt(s.get('loadavg_end'))}")
+        self.out("")
+
+    def planned_missing(self):
+        """The runs the plan asks for that this folder lacks (resume.missing)."""
+        gaps = resume.missing(self.res, self.plan)
+        if not gaps:
+            return
+        runs = sum(len(v) for v in gaps.values())
+        self.out(f"## Incomplete: {runs} planned run(s) are not in this folder", "",
+                 "The experiment was cut off before them (or they were interrupted); "
+                 f"`python3 tools/experiment/run.py --resume {self._top_folder()}` runs them. "
+                 "Every figure below comes from the runs that are here.", "",
+                 "| app | cell | runs missing |", "|---|---|---|")
+        for (app, key), missing_runs in gaps.items():
+            self.out(f"| {app} | {key} | {', '.join(map(str, missing_runs))} |")
+        self.out("")
+
+    def _top_folder(self):
+        """The folder run.py --resume takes: this one, or its parent for the raw-TCG pass."""
+        path = self.res.path
+        return os.path.dirname(path) if os.path.basename(path) == RAW_PASS else path
+
+    def raw_and_kvm(self):
+        """Raw and KVM-equivalent figures side by side, every guest and phase (exit-cost
+        passes only)."""
+        if not any(d.get("dilation") for r in self.a.ok for d in r["derived"].values()):
+            return
+        self.out("## Raw and KVM-equivalent, side by side", "",
+                 "Raw: as measured on the exit-cost QEMU (dilated by D); KVM-equivalent: "
+                 "throughput x D and latency / D of the same runs; projected: instructions x "
+                 "CPI / f + the ledger's exit cost per request (kvmmodel.py).", "",
+                 "| app | OS | phase | D | ops/s raw | ops/s KVM-eq | latency us raw | "
+                 "latency us KVM-eq | projected us/req |", "|---|---|---|---|---|---|---|---|---|")
+        for app in self.apps:
+            for g, v, label in self.columns(app):
+                for phase in PHASES:
+                    cells = [self.stat(app, g, v, phase, k) for k in
+                             ("dilation", "ops_s", "ops_s_kvm", "latency_us", "latency_kvm_us",
+                              "projected_us_per_req")]
+                    self.out(f"| {app} | {label} | {phase} | " + " | ".join(cells) + " |")
+        self.out("")
 
     def static_vs_adaptive(self):
         self.out("## Static vs adaptive batching delay (paper 6.5)", "",

@@ -3,13 +3,17 @@
 Layout (everything a report is made from; report.py reads nothing else):
     machine.json                the machine and versions (machine.py)
     plan.json                   the plan, price schedule and utility parameters
-    raw/APP/GUEST-VARIANT/runN.json       the record of one run of one cell (below)
+    sessions.json               each session that ran into the folder (run.py --resume adds one)
+    raw/APP/GUEST-VARIANT/runN.json       the record of one run of one cell (below), written
+                                          atomically as soon as the cell ends
     raw/APP/GUEST-VARIANT/runN/...        raw outputs of the tools, as the driver gave them
     figures.csv, profit.csv     flat tables of every figure and profit (analysis.py)
     report.md, *.png            the report (report.py)
 
 A record: {"app", "guest", "variant", "run", "status": "ok" | "not run" | "failed",
-"reason", "info" (driver's start() result), "phases": {"many": figures, "single": figures}}.
+"reason", "interrupted" (true: the cell was cut off, resume.py runs it again), "loadavg"
+({"start", "end"}: the host's 1-minute load average), "info" (driver's start() result),
+"phases": {"many": figures, "single": figures}}.
 """
 import glob
 import json
@@ -42,11 +46,30 @@ class Results:
         os.makedirs(d, exist_ok=True)
         return d
 
+    def record_path(self, cell, run):
+        return os.path.join(self.path, "raw", cell.app, cell.key, f"run{run}.json")
+
+    def read_record(self, cell, run):
+        """The record of (cell, run), or None if there is none (or it cannot be read)."""
+        try:
+            with open(self.record_path(cell, run)) as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return None
+
+    def clear_run(self, cell, run):
+        """Removes what an earlier, unfinished attempt at (cell, run) left: its raw outputs and
+        record (run.py --resume runs it again from nothing)."""
+        shutil.rmtree(os.path.join(self.path, "raw", cell.app, cell.key, f"run{run}"),
+                      ignore_errors=True)
+        if os.path.exists(self.record_path(cell, run)):
+            os.remove(self.record_path(cell, run))
+
     def write_record(self, cell, run, record):
         record = dict(record, app=cell.app, guest=cell.guest, variant=cell.variant, run=run)
         record["phases"] = {p: self._keep_raw(cell, run, f) for p, f in
                             record.get("phases", {}).items()}
-        return self.write_json(os.path.join("raw", cell.app, cell.key, f"run{run}.json"), record)
+        return self.write_json(os.path.relpath(self.record_path(cell, run), self.path), record)
 
     def _keep_raw(self, cell, run, figures):
         """Copies raw files the driver left outside the results folder into it; stores paths

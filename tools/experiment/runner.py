@@ -23,9 +23,9 @@ from priceprovider import process as provider_process
 from profit import DEFAULT_PARAMS
 import toolflags
 
-from . import drivers, kvmmodel
+from . import drivers, kvmmodel, resume, summary
 from .driver import GuestError, check_figures
-from .machine import default_output, describe
+from .machine import default_output, describe, utc_now
 from . import plan as plan_module
 from .plan import ADAPTIVE_MODES, APPS, DEFAULT_W, GUESTS, PHASES, Plan, quick_plan
 from .progress import Progress, fmt_duration
@@ -68,7 +68,15 @@ def parse_args(argv):
                     "run, then a raw-TCG-only pass on the stock QEMU (--raw-runs); off: the "
                     "stock QEMU only (default skylake; --quick: off)")
     ap.add_argument("--output", help="results folder (default results/<date>-<commit>)")
-    ap.add_argument("--report-only", metavar="DIR", help="only regenerate DIR's report")
+    ap.add_argument("--report-only", metavar="DIR", help="only regenerate DIR's report (and its "
+                    "summary table, printed)")
+    ap.add_argument("--update-readme", metavar="README", help="with --report-only: put the "
+                    "summary table into README between its experiment-summary markers")
+    ap.add_argument("--resume", metavar="DIR", help="continue the experiment in DIR: its runs "
+                    "that are complete stay, the others run (its stored plan; plan flags given "
+                    "again must match it)")
+    ap.add_argument("--stop-after", type=float, metavar="HOURS", help="start no run that is "
+                    "estimated to end more than HOURS after the start; --resume DIR continues")
     args = ap.parse_args(argv)
     args.explicit = {a.split("=")[0] for a in (argv if argv is not None else sys.argv[1:])
                      if a.startswith("--")}
@@ -150,7 +158,8 @@ def run_cell(driver, cell, run, plan, res, progress):
     workdir = res.cell_dir(cell, run)
     secs = plan.phase_seconds()
     provider = None
-    record = {"status": "failed", "reason": "interrupted"}
+    record = {"status": "failed", "reason": "interrupted", "interrupted": True}
+    load_start = os.getloadavg()[0]
 
     def network_ready():
         nonlocal provider
@@ -182,7 +191,8 @@ def run_cell(driver, cell, run, plan, res, progress):
             driver.stop()
         finally:
             stop_provider(provider)
-            res.write_record(cell, run, record)
+            res.write_record(cell, run, dict(record, loadavg={"start": load_start,
+                                                              "end": os.getloadavg()[0]}))
             progress.cell_done()
     return record["status"]
 
@@ -252,69 +262,166 @@ def plan_listing(plan, cuts, runnable, budget_s):
     return lines
 
 
-def run_pass(p, plan, guests, res, progress):
-    """Runs one pass's schedule into res; its own machine description, plan and report."""
+class StopAfter(Exception):
+    """The next run would end after --stop-after: the session stops, --resume continues."""
+
+
+def run_pass(todo, p, plan, guests, res, progress, deadline=None):
+    """Runs todo ([(run, cell)] of pass p) into res. Each run's earlier, unfinished attempt is
+    removed first. Raises StopAfter before a run estimated to end after deadline (monotonic)."""
     for driver in guests.values():
         driver.kvmcost_name = p.kvmcost  # LabDriver's; a MissingDriver ignores it
-    for run, cell in plan.schedule(p.runs):
+    for run, cell in todo:
+        if (deadline is not None and _can_run(guests[cell.guest], cell)
+                and time.monotonic() + plan.cell_estimate_s(cell) > deadline):
+            raise StopAfter()
+        res.clear_run(cell, run)
         run_cell(guests[cell.guest], cell, run, plan, res, progress)
 
 
-def _write_pass_header(p, plan, res, accel, reason, cuts):
-    res.write_json("machine.json", describe(accel, reason))
+def _write_pass_header(p, plan, res, machine, cuts, argv):
+    res.write_json("machine.json", machine)
     res.write_json("plan.json", dict(plan.to_json(), runs=p.runs, kvmcost=p.kvmcost,
-                                     pass_name=p.name, cuts=cuts,
+                                     pass_name=p.name, cuts=cuts, argv=argv,
                                      utility_params=asdict(DEFAULT_PARAMS),
                                      kvm_model=asdict(kvmmodel.DEFAULT)))
 
 
+def _record_session(res, session, index=None):
+    """Appends this session to res's sessions.json, or with index replaces that entry (its end);
+    returns its index."""
+    try:
+        sessions = res.read_json("sessions.json")
+    except (OSError, ValueError):
+        sessions = []
+    if index is None or index >= len(sessions):
+        index = len(sessions)
+        sessions.append(session)
+    sessions[index] = session
+    res.write_json("sessions.json", sessions)
+    return index
+
+
+def _resolve_plan(args, argv):
+    """(plan, cuts, runnable, out) that the arguments ask for; --resume DIR: DIR's own plan
+    (resume.py). Raises ValueError (resume.ResumeError) with the message for the user."""
+    runnable = expected_to_run(args.osv_image)
+    explicit_plan = args.explicit & PLAN_FLAGS
+    if args.resume:
+        if args.output:
+            raise ValueError("--resume DIR writes into DIR: --output does not go with it")
+        asked = None
+        if explicit_plan:
+            asked = plan_of(args)
+            if args.budget_hours > 0:
+                asked = asked.fit(args.budget_hours * 3600, runnable)[0]
+        plan, cuts = resume.stored_plan(args.resume, asked)
+        return plan, cuts, runnable, args.resume
+    plan, cuts = plan_of(args), []
+    if args.budget_hours > 0:
+        plan, cuts = plan.fit(args.budget_hours * 3600, runnable)
+    return plan, cuts, runnable, args.output or default_output()
+
+
+# Flags that shape the plan: --resume takes the folder's plan, and checks these against it.
+PLAN_FLAGS = {"--apps", "--guests", "--runs", "--raw-runs", "--budget-hours", "--adaptive-modes",
+              "--duration", "--change-at", "--w", "--no-adaptive", "--prices", "--quick",
+              "--kvmcost"}
+
+
+def report_only(folder, readme=None):
+    """--report-only: tables, report and summary table of folder (and of its raw-TCG-only pass);
+    with readme, the summary goes into it too. Returns the exit code."""
+    raw_pass = os.path.join(folder, plan_module.RAW_PASS)
+    has_raw_pass = os.path.isfile(os.path.join(raw_pass, "plan.json"))
+    for path in [folder] + ([raw_pass] if has_raw_pass else []):
+        write_tables(path)
+        print(write_report(path))
+    table = summary.write(folder)
+    print("\n".join(table))
+    if readme:
+        try:
+            summary.update_readme(readme, table)
+        except (OSError, ValueError) as e:
+            print(f"run.py: {readme}: {e}", file=sys.stderr)
+            return 1
+        print(f"experiment: summary table written into {readme}", file=sys.stderr)
+    return 0
+
+
 def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
     if args.report_only:
-        write_tables(args.report_only)
-        print(write_report(args.report_only))
-        return 0
+        return report_only(args.report_only, args.update_readme)
     try:
-        plan = plan_of(args)
+        plan, cuts, runnable, out = _resolve_plan(args, argv)
     except ValueError as e:
         print(f"run.py: {e}", file=sys.stderr)
         return 2
-    runnable = expected_to_run(args.osv_image)
     budget_s = args.budget_hours * 3600
-    cuts = []
-    if budget_s > 0:
-        plan, cuts = plan.fit(budget_s, runnable)
+    passes = [(p, Results(os.path.join(out, p.subdir)) if not args.dry_run or args.resume
+               else None) for p in plan.passes()]
+    # What is left to run: everything, or with --resume what DIR lacks.
+    todo = [(p, res, resume.todo(res, plan.schedule(p.runs)) if args.resume
+             else plan.schedule(p.runs)) for p, res in passes]
     osv = osv_line(plan, args.osv_image, runnable)
+    left = [(run, cell) for _, _, t in todo for run, cell in t]
     if args.dry_run:
-        print("\n".join(plan_listing(plan, cuts, runnable, budget_s) + ([osv] if osv else [])))
+        lines = plan_listing(plan, cuts, runnable, budget_s)
+        if args.resume:
+            lines.append(f"resume {out}: {len(left)} of "
+                         f"{sum(len(plan.schedule(p.runs)) for p in plan.passes())} runs left, "
+                         f"estimated {fmt_duration(_estimate(plan, left, runnable))}")
+        print("\n".join(lines + ([osv] if osv else [])))
         return 0
     accel, reason = choose_accel()
-    out = args.output or default_output()
-    passes = [(p, Results(os.path.join(out, p.subdir))) for p in plan.passes()]
-    for p, res in passes:
-        _write_pass_header(p, plan, res, accel, reason, cuts)
+    machine = describe(accel, reason)
+    if not args.resume:
+        for p, res in passes:
+            _write_pass_header(p, plan, res, machine, cuts, argv)
+    session = {"started_utc": machine["date_utc"], "argv": argv,
+               "resumed": bool(args.resume), "machine": machine,
+               "loadavg_start": os.getloadavg()[0], "runs_left_at_start": len(left)}
+    indexes = [_record_session(res, session) for _, res in passes]
     print(f"experiment: accelerator {accel.upper()} ({reason}); results in {out}; "
-          f"estimated {fmt_duration(plan.estimate_s(runnable))}", file=sys.stderr)
+          + (f"resuming: {len(left)} runs left; " if args.resume else "")
+          + f"estimated {fmt_duration(_estimate(plan, left, runnable))}", file=sys.stderr)
     for c in cuts:
         print(f"experiment: cut to fit {budget_s / 3600:g} h: {c}", file=sys.stderr)
     guests = drivers.load(plan.guests, accel=accel, osv_image=args.osv_image,
                           price_port=plan.price_port)
     if osv:
         print(osv, file=sys.stderr)
-    total = sum(len(plan.schedule(p.runs)) for p, _ in passes)
-    runnable_runs = sum(1 for p, _ in passes for _, cell in plan.schedule(p.runs)
-                        if _can_run(guests[cell.guest], cell))
+    runnable_runs = sum(1 for run, cell in left if _can_run(guests[cell.guest], cell))
+    deadline = (time.monotonic() + args.stop_after * 3600) if args.stop_after else None
     signal.signal(signal.SIGTERM, _interrupt)
-    interrupted = False
+    end = "complete"
     try:
-        with Progress(total, plan.duration_s, plan.boot_estimate_s,
+        with Progress(len(left), plan.duration_s, plan.boot_estimate_s,
                       runnable_cells=runnable_runs) as progress:
-            for p, res in passes:
-                run_pass(p, plan, guests, res, progress)
+            for p, res, runs in todo:
+                run_pass(runs, p, plan, guests, res, progress, deadline)
     except KeyboardInterrupt:
-        interrupted = True
+        end = "interrupted"
         print("experiment: interrupted; writing the report of what ran", file=sys.stderr)
-    for _, res in passes:
+    except StopAfter:
+        end = "stop-after"
+        print(f"experiment: stopped: the next run would end after --stop-after "
+              f"{args.stop_after:g} h", file=sys.stderr)
+    session.update(ended_utc=utc_now(), end=end,
+                   loadavg_end=os.getloadavg()[0])
+    for (_, res), index in zip(passes, indexes):
+        _record_session(res, session, index)
         write_tables(res.path)
         print(write_report(res.path))
-    return 130 if interrupted else 0
+    print("\n".join(summary.write(out)))
+    if end != "complete":
+        print(f"experiment: continue with: python3 tools/experiment/run.py --resume {out}",
+              file=sys.stderr)
+    return {"complete": 0, "interrupted": 130, "stop-after": 3}[end]
+
+
+def _estimate(plan, left, runnable):
+    """Estimated wall time of the runs left that are expected to run."""
+    return sum(plan.cell_estimate_s(cell) for _, cell in left if runnable(cell))

@@ -1,0 +1,147 @@
+"""run.py --resume on a fake driver: a session cut off keeps its complete runs, the next session
+runs only what is missing (the interrupted run again, from nothing), refuses another plan, and
+the report and the summary table say what is missing until nothing is."""
+import json
+import os
+
+import pytest
+
+from experiment import runner
+from experiment.driver import GuestDriver
+from experiment.resume import is_complete
+
+pytestmark = pytest.mark.unit
+
+PLAN_ARGS = ["--apps", "memcached", "--guests", "linux,nom", "--w", "0",
+             "--adaptive-modes", "online", "--no-adaptive", "--runs", "2", "--duration", "2",
+             "--kvmcost", "off", "--budget-hours", "0"]
+MACHINE = {"date_utc": "2026-11-25T22:00:00+00:00", "accel_reason": "fake", "cpu_model": "cpu",
+           "cpus": 2, "qemu": "QEMU", "host_kernel": "6", "commit": "abc", "dirty": False}
+RUNS = 4  # 2 cells (linux-default, nom-w=0) x 2 runs
+
+
+class FakeDriver(GuestDriver):
+    """Serves fixed figures at once; the load call number `cut_at` (counted over every driver)
+    raises KeyboardInterrupt, as Ctrl-C in the middle of a phase does."""
+    calls = []
+    cut_at = None
+
+    def __init__(self, name):
+        self.name = name
+
+    def unavailable(self, app, variant):
+        return None
+
+    def start(self, app, variant, workdir, on_network=None):
+        FakeDriver.calls.append(("start", self.name, variant["name"]))
+        with open(os.path.join(workdir, "serial.log"), "w") as f:
+            f.write("booted\n")
+        on_network()
+        return {}
+
+    def service_address(self):
+        return "127.0.0.1"
+
+    def load(self, phase, seconds):
+        FakeDriver.calls.append(("load", self.name, phase))
+        if len([c for c in FakeDriver.calls if c[0] == "load"]) == FakeDriver.cut_at:
+            raise KeyboardInterrupt
+        return {"ops": 100, "seconds": seconds, "bytes_out": 10000,
+                "latency_us": {"mean": 500.0, "p50": 450.0, "p99": 900.0, "stddev": 50.0}}
+
+    def stop(self):
+        pass
+
+
+class NoProvider:
+    def send_signal(self, sig):
+        pass
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    FakeDriver.calls, FakeDriver.cut_at = [], None
+    monkeypatch.setattr(runner.drivers, "load",
+                        lambda guests, **kw: {g: FakeDriver(g) for g in guests})
+    monkeypatch.setattr(runner, "start_provider", lambda *a, **kw: NoProvider())
+    monkeypatch.setattr(runner, "stop_provider", lambda proc: None)
+    monkeypatch.setattr(runner, "expected_to_run", lambda osv_image: lambda cell: True)
+    monkeypatch.setattr(runner, "choose_accel", lambda: ("tcg", "fake"))
+    monkeypatch.setattr(runner, "describe", lambda accel, reason: dict(MACHINE, accel=accel))
+    return FakeDriver
+
+
+def records(folder):
+    out = {}
+    for root, _, files in os.walk(os.path.join(folder, "raw")):
+        for name in files:
+            if name.endswith(".json"):
+                with open(os.path.join(root, name)) as f:
+                    out[os.path.relpath(os.path.join(root, name), folder)] = json.load(f)
+    return out
+
+
+def starts(fake):
+    return [c for c in fake.calls if c[0] == "start"]
+
+
+def test_a_cut_off_session_is_continued_with_only_what_is_missing(fake, tmp_path, capsys):
+    out = str(tmp_path / "run")
+    fake.cut_at = 5  # the third run's "many": two runs complete, the third interrupted
+    assert runner.main(PLAN_ARGS + ["--output", out]) == 130
+    recs = records(out)
+    assert sum(is_complete(r) for r in recs.values()) == 2
+    cut = [r for r in recs.values() if not is_complete(r)]
+    assert len(cut) == 1 and cut[0]["interrupted"] and "start" in cut[0]["loadavg"]
+    report = open(os.path.join(out, "report.md")).read()
+    assert "2 planned run(s) are not in this folder" in report
+    assert "**Incomplete:** 2 planned run(s)" in open(os.path.join(out, "summary.md")).read()
+
+    # A second session killed outright in the middle of the same run leaves raw outputs and
+    # no record: that run too starts again from nothing.
+    run_dir = os.path.join(out, "raw", "memcached", f"{cut[0]['guest']}-"
+                           f"{cut[0]['variant']['name']}", f"run{cut[0]['run']}")
+    os.remove(run_dir + ".json")
+    with open(os.path.join(run_dir, "partial.txt"), "w") as f:
+        f.write("left by a killed session\n")
+
+    fake.calls, fake.cut_at = [], None
+    capsys.readouterr()
+    assert runner.main(["--resume", out]) == 0
+    assert "resuming: 2 runs left" in capsys.readouterr().err
+    assert len(starts(fake)) == 2  # the cut run and the one never started, nothing else
+    recs = records(out)
+    assert len(recs) == RUNS and all(r["status"] == "ok" for r in recs.values())
+    assert not os.path.exists(os.path.join(run_dir, "partial.txt"))
+    assert "planned run(s) are not in this folder" not in open(
+        os.path.join(out, "report.md")).read()
+    with open(os.path.join(out, "sessions.json")) as f:
+        sessions = json.load(f)
+    assert [s["resumed"] for s in sessions] == [False, True]
+    assert [s["end"] for s in sessions] == ["interrupted", "complete"]
+
+    fake.calls = []
+    assert runner.main(["--resume", out]) == 0 and starts(fake) == []  # nothing left
+
+
+def test_resume_refuses_another_plan_and_accepts_the_same_flags(fake, tmp_path, capsys):
+    out = str(tmp_path / "run")
+    fake.cut_at = 1
+    assert runner.main(PLAN_ARGS + ["--output", out]) == 130
+    capsys.readouterr()
+    other = [a if a != "2" else "3" for a in PLAN_ARGS]  # --runs 3 (and --duration 3)
+    assert runner.main(other + ["--resume", out]) == 2
+    err = capsys.readouterr().err
+    assert "another plan" in err and "runs: the folder's 2, not 3" in err
+    fake.calls, fake.cut_at = [], None
+    assert runner.main(PLAN_ARGS + ["--resume", out]) == 0
+    assert len(starts(fake)) == RUNS
+
+
+def test_stop_after_starts_no_run_that_would_end_too_late(fake, tmp_path, capsys):
+    out = str(tmp_path / "run")
+    assert runner.main(PLAN_ARGS + ["--output", out, "--stop-after", "0.0001"]) == 3
+    assert starts(fake) == [] and "--resume" in capsys.readouterr().err
+    assert runner.main(["--plan", "--resume", out]) == 0
+    assert f"resume {out}: {RUNS} of {RUNS} runs left" in capsys.readouterr().out
+    assert runner.main(["--resume", out]) == 0 and len(starts(fake)) == RUNS
