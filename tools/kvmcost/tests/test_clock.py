@@ -67,3 +67,30 @@ def test_with_the_wall_clock_the_guest_sees_each_charge_dilated(run_exit_guest, 
     got = clock_check(run_exit_guest, kick_costs, "wall")
     assert got["kicks_over_cost"] >= D / 2, got
     assert 0.8 <= got["lapic"] / got["pit"] <= 1.25, got
+
+
+@needs_qemu
+def test_a_linux_guest_calibrates_its_tsc_at_the_host_rate_on_the_dilated_clock(tmp_path):
+    """Linux calibrates its TSC against the PIT at boot ("tsc: Detected N MHz"): with both
+    dilated alike it finds the host's rate (were only the virtual clock dilated it would find
+    D times that; only the TSC, 1/D), and it boots to its ready line on the dilated clock."""
+    linuxguest = pytest.importorskip("linuxguest")
+    from nomvm import Nic
+    try:
+        linuxguest.build()
+    except linuxguest.BuildError as e:
+        pytest.skip(f"the Linux guest cannot be built: {e}")
+    host_hz = dil.host_clock_hz()
+    if not host_hz:
+        pytest.skip("no cpu MHz in /proc/cpuinfo")
+    extra = kvmcost.args_for(kvmcost.SKYLAKE, str(tmp_path / "ledger.json"), dilation=D)
+    vm = linuxguest.make_vm(["memcached"], Nic(mac="52:54:00:12:34:56", backend="none"),
+                            extra_args=extra, workdir=str(tmp_path), accel="tcg")
+    vm.args[0] = kvmcost.qemu_binary()
+    append = vm.args.index("-append") + 1
+    vm.args[append] += " loglevel=7"  # "tsc: Detected" is KERN_INFO
+    with vm:
+        linuxguest.wait_ready(vm, 600)
+        m = vm.wait_for(r"tsc: Detected ([\d.]+) MHz", 10)
+    assert 0.8 <= float(m.group(1)) * 1e6 / host_hz <= 1.25, (m.group(0), host_hz)
+    assert kvmcost.read_ledger(tmp_path / "ledger.json")["clock"] == "dilated"
