@@ -156,25 +156,42 @@ class Plan:
     def cell_estimate_s(self, cell):
         return self.duration_s + OVERHEAD_S[cell.guest]
 
-    def estimate_s(self, runnable=lambda cell: True):
-        """Estimated wall time of every pass, counting only cells runnable(cell) says run."""
-        one = sum(self.cell_estimate_s(c) for c in self.cells() if runnable(c))
-        return one * sum(p.runs for p in self.passes())
+    def estimate_s(self, runnable=lambda cell, kvmcost="off": True):
+        """Estimated wall time of every pass, counting only cells runnable(cell, pass's
+        kvmcost) says run."""
+        return sum(p.runs * sum(self.cell_estimate_s(c) for c in self.cells()
+                                if runnable(c, p.kvmcost)) for p in self.passes())
 
-    def fit(self, budget_s=BUDGET_S, runnable=lambda cell: True):
+    def only_on_stock_qemu(self, runnable):
+        """The cells that run on the stock QEMU but not on this plan's exit-cost QEMU (OSv
+        while that QEMU has no HPET: osv_driver.exit_cost_reason)."""
+        if self.kvmcost == "off":
+            return []
+        return [c for c in self.cells() if runnable(c, "off") and not runnable(c, self.kvmcost)]
+
+    def fit(self, budget_s=BUDGET_S, runnable=lambda cell, kvmcost="off": True):
         """(plan, [what was cut]): this plan with repetitions cut until its estimate fits
-        budget_s: first the raw-TCG-only pass's, then the main pass's down to one run."""
+        budget_s: first the raw-TCG-only pass's, down to one run when some cells run only
+        there (else that guest would be in no pass at all), then the main pass's down to one
+        run, then the raw-TCG-only pass's last."""
         plan, cuts = self, []
         raw0, runs0 = self.raw_runs, self.runs
+        stock_only = self.only_on_stock_qemu(runnable)
+        keep_raw = 1 if stock_only and self.raw_runs > 0 else 0
         while plan.estimate_s(runnable) > budget_s:
-            if plan.kvmcost != "off" and plan.raw_runs > 0:
+            if plan.kvmcost != "off" and plan.raw_runs > keep_raw:
                 plan = replace(plan, raw_runs=plan.raw_runs - 1)
             elif plan.runs > 1:
                 plan = replace(plan, runs=plan.runs - 1)
+            elif plan.kvmcost != "off" and plan.raw_runs > 0:
+                plan = replace(plan, raw_runs=plan.raw_runs - 1)
             else:
                 break
         if plan.raw_runs != raw0:
-            cuts.append(f"raw-TCG-only pass: {plan.raw_runs} repetitions instead of {raw0}")
+            cuts.append(f"raw-TCG-only pass: {plan.raw_runs} repetitions instead of {raw0}"
+                        + (f" (kept at one before the main pass was cut: "
+                           f"{', '.join(sorted({c.guest for c in stock_only}))} run only on the "
+                           "stock QEMU)" if plan.raw_runs == keep_raw == 1 else ""))
         if plan.runs != runs0:
             cuts.append(f"{plan.passes()[0].name} pass: {plan.runs} repetitions instead of "
                         f"{runs0}")

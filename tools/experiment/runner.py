@@ -197,9 +197,11 @@ def run_cell(driver, cell, run, plan, res, progress):
     return record["status"]
 
 
-def _can_run(driver, cell):
-    """For the time estimate only: whether the driver expects to run cell."""
+def _can_run(driver, cell, kvmcost="off"):
+    """For the time estimate only: whether the driver expects to run cell in a pass on
+    kvmcost's QEMU."""
     try:
+        driver.kvmcost_name = kvmcost  # LabDriver's; a MissingDriver ignores it
         return driver.unavailable(cell.app, cell.variant) is None
     except Exception:  # run_cell records it as not run
         return False
@@ -214,9 +216,10 @@ def _interrupt(signum, frame):
 
 
 def expected_to_run(osv_image):
-    """For estimates and the plan listing, without starting a driver: whether a cell will run.
-    OSv's need its image; nom adaptive's need their controller mode wired."""
-    def runnable(cell):
+    """For estimates and the plan listing, without starting a driver: whether a cell will run
+    in a pass on kvmcost's QEMU ("off": the stock one). OSv's need their image and a QEMU they
+    boot on; nom adaptive's need their controller mode wired."""
+    def runnable(cell, kvmcost="off"):
         if cell.guest == "nom":
             from .nom_driver import ADAPTIVE_MODE_ARGS
             return cell.variant.get("mode", "offline-profile") in ADAPTIVE_MODE_ARGS
@@ -224,7 +227,9 @@ def expected_to_run(osv_image):
             return True
         try:
             import osvguest
-            return osvguest.unavailable(osv_image, cell.app) is None
+            from .osv_driver import exit_cost_reason
+            return (osvguest.unavailable(osv_image, cell.app) is None
+                    and exit_cost_reason(kvmcost) is None)
         except Exception:  # the OSv tool cannot tell: its cells will say why, costing nothing
             return False
     return runnable
@@ -233,11 +238,12 @@ def expected_to_run(osv_image):
 def osv_line(plan, osv_image, runnable):
     """The one line that says OSv is not run and why, or None when it runs (or is not asked)."""
     cells = [c for c in plan.cells() if c.guest == "osv"]
-    if not cells or any(runnable(c) for c in cells):
+    if not cells or any(runnable(c, p.kvmcost) for c in cells for p in plan.passes()):
         return None
     try:
         import osvguest
-        reason = osvguest.unavailable(osv_image, cells[0].app)
+        from .osv_driver import exit_cost_reason
+        reason = osvguest.unavailable(osv_image, cells[0].app) or exit_cost_reason(plan.kvmcost)
     except Exception as e:  # the OSv tool itself cannot load
         reason = f"tools/osvguest cannot load: {e}"
     return f"experiment: OSv {reason or 'not run'}"
@@ -251,7 +257,7 @@ def plan_listing(plan, cuts, runnable, budget_s):
         lines.append(f"pass {p.name} (QEMU {'stock' if p.kvmcost == 'off' else 'exit-cost ' + p.kvmcost}"
                      f"), {p.runs} run(s), into {where}:")
         for run, cell in plan.schedule(p.runs):
-            note = "" if runnable(cell) else "  (will not run: costs nothing)"
+            note = "" if runnable(cell, p.kvmcost) else "  (will not run: costs nothing)"
             lines.append(f"  run {run}  {cell.app:9} {cell.key:28} "
                          f"~{fmt_duration(plan.cell_estimate_s(cell))}{note}")
     total = sum(len(plan.schedule(p.runs)) for p in plan.passes())
@@ -272,7 +278,7 @@ def run_pass(todo, p, plan, guests, res, progress, deadline=None):
     for driver in guests.values():
         driver.kvmcost_name = p.kvmcost  # LabDriver's; a MissingDriver ignores it
     for run, cell in todo:
-        if (deadline is not None and _can_run(guests[cell.guest], cell)
+        if (deadline is not None and _can_run(guests[cell.guest], cell, p.kvmcost)
                 and time.monotonic() + plan.cell_estimate_s(cell) > deadline):
             raise StopAfter()
         res.clear_run(cell, run)
@@ -372,7 +378,7 @@ def main(argv=None):
         if args.resume:
             lines.append(f"resume {out}: {len(left)} of "
                          f"{sum(len(plan.schedule(p.runs)) for p in plan.passes())} runs left, "
-                         f"estimated {fmt_duration(_estimate(plan, left, runnable))}")
+                         f"estimated {fmt_duration(_estimate(plan, todo, runnable))}")
         print("\n".join(lines + ([osv] if osv else [])))
         return 0
     accel, reason = choose_accel()
@@ -386,14 +392,15 @@ def main(argv=None):
     indexes = [_record_session(res, session) for _, res in passes]
     print(f"experiment: accelerator {accel.upper()} ({reason}); results in {out}; "
           + (f"resuming: {len(left)} runs left; " if args.resume else "")
-          + f"estimated {fmt_duration(_estimate(plan, left, runnable))}", file=sys.stderr)
+          + f"estimated {fmt_duration(_estimate(plan, todo, runnable))}", file=sys.stderr)
     for c in cuts:
         print(f"experiment: cut to fit {budget_s / 3600:g} h: {c}", file=sys.stderr)
     guests = drivers.load(plan.guests, accel=accel, osv_image=args.osv_image,
                           price_port=plan.price_port)
     if osv:
         print(osv, file=sys.stderr)
-    runnable_runs = sum(1 for run, cell in left if _can_run(guests[cell.guest], cell))
+    runnable_runs = sum(1 for p, _, runs in todo for _, cell in runs
+                        if _can_run(guests[cell.guest], cell, p.kvmcost))
     deadline = (time.monotonic() + args.stop_after * 3600) if args.stop_after else None
     signal.signal(signal.SIGTERM, _interrupt)
     end = "complete"
@@ -422,6 +429,8 @@ def main(argv=None):
     return {"complete": 0, "interrupted": 130, "stop-after": 3}[end]
 
 
-def _estimate(plan, left, runnable):
-    """Estimated wall time of the runs left that are expected to run."""
-    return sum(plan.cell_estimate_s(cell) for _, cell in left if runnable(cell))
+def _estimate(plan, todo, runnable):
+    """Estimated wall time of the runs left (todo: [(pass, res, [(run, cell)])]) that are
+    expected to run."""
+    return sum(plan.cell_estimate_s(cell) for p, _, runs in todo for _, cell in runs
+               if runnable(cell, p.kvmcost))

@@ -6,6 +6,7 @@ import pytest
 
 from experiment.plan import ADAPTIVE_MODES, OVERHEAD_S, Plan, quick_plan
 from experiment.nom_driver import ADAPTIVE_MODE_ARGS
+from experiment.osv_driver import exit_cost_reason
 from experiment.runner import expected_to_run, main, parse_args, plan_of
 
 pytestmark = pytest.mark.unit
@@ -54,7 +55,7 @@ def test_estimate_counts_every_pass_and_skips_what_cannot_run():
     p = Plan(apps=("memcached",), guests=("linux", "osv"), runs=2, raw_runs=1,
              kvmcost="skylake")
     cell = 120 + OVERHEAD_S["linux"]
-    assert p.estimate_s(lambda c: c.guest != "osv") == 3 * cell
+    assert p.estimate_s(lambda c, kvmcost: c.guest != "osv") == 3 * cell
     assert p.estimate_s() == 3 * (cell + 120 + OVERHEAD_S["osv"])
 
 
@@ -93,7 +94,7 @@ def test_full_experiment_fits_six_hours(online_wired, osv_images):
     assert (p.kvmcost, p.runs, p.raw_runs, p.adaptive_modes) == ("skylake", 5, 5,
                                                                  ADAPTIVE_MODES)
 
-    def runnable(c):
+    def runnable(c, kvmcost="off"):
         return ((osv_images or c.guest != "osv")
                 and (online_wired or c.variant.get("mode") != "online"))
     fitted, cuts = p.fit(runnable=runnable)
@@ -101,6 +102,29 @@ def test_full_experiment_fits_six_hours(online_wired, osv_images):
     assert fitted.raw_runs < p.raw_runs and cuts[0].startswith("raw-TCG-only pass")
     one_run = replace(fitted, runs=1, raw_runs=0).estimate_s(runnable)
     assert fitted.runs == min(5, int(6 * 3600 // one_run))
+
+
+def test_a_guest_only_the_stock_qemu_runs_keeps_one_raw_tcg_run():
+    """OSv (no HPET in the exit-cost QEMU) runs only in the raw-TCG-only pass: that pass keeps
+    one repetition and the main pass is cut first, so that OSv is in the comparison at all."""
+    p = plan_of(parse_args([]))
+
+    def runnable(c, kvmcost="off"):
+        return c.guest != "osv" or kvmcost == "off"
+    fitted, cuts = p.fit(runnable=runnable)
+    assert fitted.raw_runs == 1 and fitted.estimate_s(runnable) <= 6 * 3600
+    assert fitted.runs < p.runs and "osv run only on the stock QEMU" in cuts[0]
+    everywhere, _ = p.fit(runnable=lambda c, kvmcost="off": True)
+    assert everywhere.raw_runs == 0
+
+
+def test_osv_is_not_run_on_an_exit_cost_qemu_without_hpet(tmp_path):
+    devices = tmp_path / "devices.mak"
+    devices.write_text("CONFIG_Q35=y\nCONFIG_VIRTIO_NET=y\n")
+    assert exit_cost_reason("off", str(devices)) is None
+    assert "HPET" in exit_cost_reason("skylake", str(devices))
+    devices.write_text("CONFIG_Q35=y\nCONFIG_HPET=y\n")
+    assert exit_cost_reason("skylake", str(devices)) is None
 
 
 def test_quick_mode_and_overrides():

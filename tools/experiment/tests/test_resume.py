@@ -65,7 +65,7 @@ def fake(monkeypatch):
                         lambda guests, **kw: {g: FakeDriver(g) for g in guests})
     monkeypatch.setattr(runner, "start_provider", lambda *a, **kw: NoProvider())
     monkeypatch.setattr(runner, "stop_provider", lambda proc: None)
-    monkeypatch.setattr(runner, "expected_to_run", lambda osv_image: lambda cell: True)
+    monkeypatch.setattr(runner, "expected_to_run", lambda osv_image: lambda cell, kvmcost="off": True)
     monkeypatch.setattr(runner, "choose_accel", lambda: ("tcg", "fake"))
     monkeypatch.setattr(runner, "describe", lambda accel, reason: dict(MACHINE, accel=accel))
     return FakeDriver
