@@ -1,7 +1,7 @@
 /* adapt_stack.c: what the stack lends libnom's profit-maximizing controller (nom/adapt.h,
- * struct nom_adapt_stack): the batching delay knob of nom/net.h and the count of active TCP
- * connections, read on lwIP's own list (NO_SYS=1, net/README.md: the stack's lock is
- * nom_preempt_disable). lwIP stamps pcb->tmr with tcp_ticks (one tick per TCP_SLOW_INTERVAL,
+ * struct nom_adapt_stack): the batching delay knob of nom/net.h, the counts of active TCP
+ * connections and of requests in flight, read on lwIP's own list (NO_SYS=1, net/README.md:
+ * the stack's lock is nom_preempt_disable). lwIP stamps pcb->tmr with tcp_ticks (one tick per TCP_SLOW_INTERVAL,
  * 500 ms) on every segment a connection receives (tcp_in.c), which is exactly "a user is
  * talking on it" without any counter of our own on the data path. */
 #include "lwip/priv/tcp_priv.h"
@@ -29,6 +29,23 @@ static unsigned active_conns(void)
     return n;
 }
 
+/* Requests in flight now (nom/adapt.h): established connections holding received data the
+ * application has not read (lwIP shrinks rcv_wnd by what it queues and tcp_recved gives it
+ * back as the application reads), or an answer queued, sent and not acknowledged. A single
+ * user has at most one; an idle open connection has none. */
+static unsigned requests_in_flight(void)
+{
+    unsigned n = 0;
+    nom_preempt_disable();
+    for (const struct tcp_pcb *pcb = tcp_active_pcbs; pcb != NULL; pcb = pcb->next) {
+        if (pcb->state == ESTABLISHED && (pcb->rcv_wnd < TCP_WND_MAX(pcb) ||
+                                          pcb->unsent != NULL || pcb->unacked != NULL))
+            n++;
+    }
+    nom_preempt_enable();
+    return n;
+}
+
 /* The driver's counters that online learning reads (nom/adapt.h, --adapt-mode=online). */
 static void counters(struct nom_adapt_counters *out)
 {
@@ -44,6 +61,7 @@ static long fixed_batching_delay_us(void) { return fixed_w_us; }
 
 static const struct nom_adapt_stack lwip_stack = {
     .active_conns = active_conns,
+    .requests_in_flight = requests_in_flight,
     .set_batching_delay_us = nom_net_set_batching_delay_us,
     .batching_delay_us = nom_net_batching_delay_us,
     .counters = counters,

@@ -24,14 +24,20 @@
  * below compute the same doubles as the Python, line by line (host tests compare them).
  *
  * Load class (paper 6.1: "many" small users, or a "single" user, one request at a time),
- * measured from what the stack sees: the TCP connections in ESTABLISHED that received a
- * segment in about the last second (lwIP's per-connection activity timer). A sample with at
- * least NOM_ADAPT_MANY_CONNS such connections votes "many", one with at most
- * NOM_ADAPT_SINGLE_CONNS votes "single" (an idle server too: the next request it gets is a
- * lone one, and W for latency serves it best), anything between votes for no change. The class
- * changes after NOM_ADAPT_VOTES consecutive votes for the other class. Why: a single user keeps
- * one connection busy, many users keep many; the dead band and the consecutive votes keep a
- * client reconnecting, or a burst of connections opening, from flapping W.
+ * measured from what the stack sees, never told. Every NOM_ADAPT_SNAPSHOT_MS the controller
+ * asks the stack how many requests are in flight now (struct nom_adapt_stack's
+ * requests_in_flight: connections holding a request the application has not read yet or an
+ * answer not yet sent or acknowledged); the mean over a NOM_ADAPT_SAMPLE_MS window is the
+ * window's concurrency (nom/learn.h's nom_load_concurrency; a stack without the count gives
+ * its active connections instead). A window of at least NOM_ADAPT_MANY_CONNS votes "many",
+ * one of at most NOM_ADAPT_SINGLE_CONNS votes "single" (an idle server too: the next request
+ * it gets is a lone one, and W for latency serves it best), anything between votes for no
+ * change; the class changes after NOM_ADAPT_VOTES consecutive votes for the other class. Why
+ * requests in flight and not connections: a single user never has two requests out at once,
+ * however many connections it holds open or opens one after another, while many users keep
+ * many exchanges open; and the count has no memory, so "many" -> "single" is seen at the next
+ * votes instead of after the connections' activity timer (1 s) runs out. The dead band and
+ * the consecutive votes keep a burst or a lull from flapping W.
  *
  * Command-line options (removed from argv by nom_adapt_start; W itself has one spelling on
  * every command line, --batching-delay=US, which the stack takes and hands over here through
@@ -50,6 +56,9 @@
  *                                    the mean latency by Little's law for closed-loop users
  *                                    (active connections / request rate; jitter taken equal to
  *                                    it), exits per request from kicks and interrupts.
+ *   --adapt-trace                    one console line per sample with the load signals
+ *                                    ("adapt-load: conns=.. in_flight=.. snapshots=..
+ *                                    class=.."), for recording detector traces
  *   --adapt-w-scale=D                under an exit-cost model whose guest runs D times slower
  *                                    than the hardware it stands for (1..1000, default 1):
  *                                    every W the controller picks (profile, learner) is
@@ -73,6 +82,7 @@
  * price's best W with priced's next good publication. A fixed --batching-delay stays fixed. */
 #define NOM_ADAPT_SAFE_W_US 0u
 #define NOM_ADAPT_SAMPLE_MS 500u
+#define NOM_ADAPT_SNAPSHOT_MS 50u /* requests in flight counted 10 times a sample */
 #define NOM_ADAPT_MANY_CONNS 4u
 #define NOM_ADAPT_SINGLE_CONNS 1u
 #define NOM_ADAPT_VOTES 2u
@@ -121,6 +131,8 @@ struct nom_adapt_status {
     int has_rate;               /* 0: W not in the profile (fixed W), no expected rate */
     double profit_rate;         /* expected utility at W, $/s */
     unsigned active_conns;      /* at the last sample */
+    double in_flight;           /* mean requests in flight over the last sample's snapshots */
+    unsigned concurrency;       /* what the load class was voted on (nom_load_concurrency) */
     uint64_t decisions;         /* evaluations so far (load or price changes) */
     uint64_t w_changes;         /* times W actually changed */
     int online;                 /* 1: --adapt-mode=online (nom/learn.h picks W) */
@@ -160,8 +172,9 @@ struct nom_load_meter {
 
 /* Starts in cls. Never fails. */
 void nom_load_meter_init(struct nom_load_meter *m, enum nom_load_class cls);
-/* One sample: active_conns connections active. Returns 1 if the class changed, else 0. */
-int nom_load_meter_sample(struct nom_load_meter *m, unsigned active_conns);
+/* One sample of concurrency concurrent requests (nom/learn.h's nom_load_concurrency). Returns 1
+ * if the class changed, else 0. */
+int nom_load_meter_sample(struct nom_load_meter *m, unsigned concurrency);
 
 /* "penalty", "refund", "bonus" / "many", "single"; "?" for other values. */
 const char *nom_utility_name(enum nom_utility_kind kind);
@@ -181,9 +194,13 @@ struct nom_adapt_counters {
 };
 
 struct nom_adapt_stack {
-    /* Connections in ESTABLISHED that received a segment in about the last second ("Load
-     * class" above). Never fails. */
+    /* Connections in ESTABLISHED that received a segment in about the last second. Never
+     * fails. */
     unsigned (*active_conns)(void);
+    /* Requests in flight now ("Load class" above): connections in ESTABLISHED holding received
+     * data the application has not read, or an answer not yet sent or not yet acknowledged.
+     * NULL: the stack cannot tell (the active connections stand in). Never fails. */
+    unsigned (*requests_in_flight)(void);
     /* Sets the batching delay W (paper 3.6) to us: 0, -EINVAL (above what the stack takes),
      * -ENODEV (the stack is not running). */
     int (*set_batching_delay_us)(uint32_t us);

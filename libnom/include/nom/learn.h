@@ -47,11 +47,13 @@
  *   announced one. A new class keeps what it learned before, its weights cut to retarget_keep.
  *
  * Load class without being told (paper 6.1 "many" / "single"): nom_load_concurrency() turns a
- * window's signals into a number of concurrent users: the active connections the stack sees,
- * or, when larger, the requests in service by Little's law (request rate x mean service
- * latency = 1 / mean inter-arrival x latency), which catches many short connections that the
- * connection count misses. That number feeds nom/adapt.h's load meter (its thresholds and
- * its consecutive votes), so there is one hysteresis rule.
+ * window's signals into a number of concurrent requests: the mean of the requests in flight
+ * the stack counted at the window's snapshots (nom/adapt.h says why that and not connections),
+ * or, when the stack cannot count them, its active connections; or, when larger, the requests
+ * in service by Little's law (request rate x mean service latency), given a latency measured
+ * apart from them. That number feeds nom/adapt.h's load meter (its thresholds and its
+ * consecutive votes), so there is one hysteresis rule. Tested on traces recorded in QEMU
+ * (libnom/tests/profit/traces/, test_load_traces.py).
  */
 #ifndef NOM_LEARN_H
 #define NOM_LEARN_H
@@ -165,11 +167,14 @@ int nom_learn_best(const struct nom_learn *l, double *u);
 struct nom_load_signals {
     unsigned active_conns;  /* connections that received a segment recently */
     double requests_per_s;  /* 1 / mean inter-arrival of requests */
-    double latency_us;      /* mean service latency of the window's requests */
+    double latency_us;      /* mean service latency of the window's requests, 0: unknown */
+    unsigned snapshots;     /* requests in flight counted this many times, 0: not counted */
+    double in_flight;       /* their mean */
 };
 
-/* Concurrent users the signals show: max(active connections, requests in service by
- * Little's law, rounded to nearest). Feed it to nom_load_meter_sample. Never fails. */
+/* Concurrent requests the signals show, rounded to nearest: the larger of the mean requests in
+ * flight (the active connections when not counted) and the requests in service by Little's
+ * law. Feed it to nom_load_meter_sample. Never fails. */
 unsigned nom_load_concurrency(const struct nom_load_signals *s);
 
 #endif /* NOM_LEARN_H */

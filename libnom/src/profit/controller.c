@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <nom/adapt.h>
+#include <nom/learn.h>
 #include <nom/price.h>
 #include <nom/sched.h>
 #include <nom/syscall.h>
@@ -25,6 +26,7 @@ struct options {
     int online;      /* --adapt-mode=online */
     int explicit_mode; /* --adapt-mode given */
     double w_scale;    /* --adapt-w-scale: guest microseconds per undilated one */
+    int trace;         /* --adapt-trace */
 };
 
 static struct {
@@ -37,6 +39,10 @@ static struct {
     struct adapt_online online; /* --adapt-mode=online only */
     uint64_t window_tsc;        /* start of the online window */
     double w_scale;             /* W in the guest's clock = W picked x w_scale */
+    int trace;                  /* --adapt-trace: a line per sample with the load signals */
+    unsigned ticks;             /* of the snapshot timer */
+    unsigned snapshots;         /* requests in flight counted since the last sample ... */
+    uint64_t in_flight_sum;     /* ... and their sum */
 } ctl;
 
 /* The value of "--name=value" if arg is that option, else NULL. */
@@ -52,6 +58,10 @@ static int parse_one(const char *arg, struct options *o)
     const char *v;
     if (strcmp(arg, "--adapt") == 0) {
         o->adapt_given = 1;
+        return 1;
+    }
+    if (strcmp(arg, "--adapt-trace") == 0) {
+        o->trace = 1;
         return 1;
     }
     if ((v = value_of(arg, "--utility")))
@@ -77,7 +87,7 @@ static int parse_options(int *argc, char **argv, struct options *o)
         int r = parse_one(argv[i], o);
         if (r < 0) {
             fprintf(stderr, "adapt: bad option %s (--utility=penalty|refund|bonus, --adapt, "
-                            "--adapt-mode=profile|online, --adapt-w-scale=1..1000)\n", argv[i]);
+                            "--adapt-mode=profile|online, --adapt-trace, --adapt-w-scale=1..1000)\n", argv[i]);
             return -EINVAL;
         }
         if (r == 0)
@@ -247,18 +257,53 @@ static void decide(const char *why)
     log_decision(why);
 }
 
-static void sample(void *arg)
+/* One line with the window's load signals (--adapt-trace), for recording detector traces. */
+static void trace_load(const struct nom_load_signals *sig)
 {
-    (void)arg;
-    ctl.st.active_conns = ctl.stack->active_conns();
-    int load_changed = nom_load_meter_sample(&ctl.meter, ctl.st.active_conns);
+    char line[160];
+    int n = snprintf(line, sizeof line,
+                     "adapt-load: conns=%u in_flight=%.3f snapshots=%u concurrency=%u "
+                     "class=%s\n", sig->active_conns, sig->in_flight, sig->snapshots,
+                     ctl.st.concurrency, nom_load_name(ctl.st.load));
+    if (n > 0)
+        nom_sys_console_write(line, (uint64_t)n < sizeof line ? (uint64_t)n : sizeof line - 1);
+}
+
+/* A sample ended: the load class from the window's signals (nom/adapt.h), the price, and the
+ * decision. */
+static void sample(void)
+{
+    struct nom_load_signals sig = {.active_conns = ctl.stack->active_conns(),
+                                   .snapshots = ctl.snapshots};
+    if (ctl.snapshots > 0)
+        sig.in_flight = (double)ctl.in_flight_sum / ctl.snapshots;
+    ctl.snapshots = 0;
+    ctl.in_flight_sum = 0;
+    ctl.st.active_conns = sig.active_conns;
+    ctl.st.in_flight = sig.in_flight;
+    ctl.st.concurrency = nom_load_concurrency(&sig);
+    int load_changed = nom_load_meter_sample(&ctl.meter, ctl.st.concurrency);
     ctl.st.load = ctl.meter.cls;
+    if (ctl.trace)
+        trace_load(&sig);
     int price_changed = read_price(); /* a missed notification is caught here */
     if (ctl.st.online)
         decide_online(price_changed);
     else if (load_changed || price_changed)
         decide(load_changed ? "load" : "price");
-    nom_timer_add(&ctl.timer, nom_tsc() + nom_us_to_tsc(NOM_ADAPT_SAMPLE_MS * 1000ull), sample,
+}
+
+/* Every NOM_ADAPT_SNAPSHOT_MS: the requests in flight now; every NOM_ADAPT_SAMPLE_MS: a sample. */
+static void tick(void *arg)
+{
+    (void)arg;
+    if (ctl.stack->requests_in_flight) {
+        ctl.in_flight_sum += ctl.stack->requests_in_flight();
+        ctl.snapshots++;
+    }
+    if (++ctl.ticks % (NOM_ADAPT_SAMPLE_MS / NOM_ADAPT_SNAPSHOT_MS) == 0)
+        sample();
+    nom_timer_add(&ctl.timer, nom_tsc() + nom_us_to_tsc(NOM_ADAPT_SNAPSHOT_MS * 1000ull), tick,
                   NULL);
 }
 
@@ -343,6 +388,7 @@ int nom_adapt_start(int *argc, char **argv, const struct nom_adapt_profile *prof
     ctl.stack = stack;
     ctl.params = nom_utility_defaults();
     ctl.w_scale = o.w_scale;
+    ctl.trace = o.trace;
     /* An idle server starts as "single": its first request is a lone one (nom/adapt.h). */
     nom_load_meter_init(&ctl.meter, NOM_LOAD_SINGLE);
     ctl.st = (struct nom_adapt_status){.started = 1, .adaptive = o.fixed_w_us < 0,
@@ -353,7 +399,7 @@ int nom_adapt_start(int *argc, char **argv, const struct nom_adapt_profile *prof
         start_online(argv[0]);
     else
         decide("start");
-    nom_timer_add(&ctl.timer, nom_tsc() + nom_us_to_tsc(NOM_ADAPT_SAMPLE_MS * 1000ull), sample,
+    nom_timer_add(&ctl.timer, nom_tsc() + nom_us_to_tsc(NOM_ADAPT_SNAPSHOT_MS * 1000ull), tick,
                   NULL);
     nom_preempt_enable();
     return 0;

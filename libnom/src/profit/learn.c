@@ -400,11 +400,17 @@ int nom_learn_best(const struct nom_learn *l, double *u)
     return best;
 }
 
+/* x rounded to the nearest unsigned, 0 for NaN or negative, capped at a million. */
+static unsigned count_of(double x)
+{
+    if (!isfinite(x) || x < 0)
+        return x > 0 ? 1000000u : 0; /* +inf: the cap */
+    return x > 1e6 ? 1000000u : (unsigned)lround(x);
+}
+
 unsigned nom_load_concurrency(const struct nom_load_signals *s)
 {
-    double in_service = s->requests_per_s * s->latency_us * 1e-6; /* Little's law */
-    if (!isfinite(in_service) || in_service < 0)
-        in_service = 0;
-    unsigned little = in_service > 1e6 ? 1000000u : (unsigned)lround(in_service);
-    return little > s->active_conns ? little : s->active_conns;
+    unsigned little = count_of(s->requests_per_s * s->latency_us * 1e-6); /* Little's law */
+    unsigned seen = s->snapshots > 0 ? count_of(s->in_flight) : s->active_conns;
+    return little > seen ? little : seen;
 }

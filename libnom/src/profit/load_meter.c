@@ -8,18 +8,18 @@ void nom_load_meter_init(struct nom_load_meter *m, enum nom_load_class cls)
 }
 
 /* What one sample says: a class, or NOM_LOAD_CLASSES inside the dead band. */
-static enum nom_load_class vote_of(unsigned active_conns)
+static enum nom_load_class vote_of(unsigned concurrency)
 {
-    if (active_conns >= NOM_ADAPT_MANY_CONNS)
+    if (concurrency >= NOM_ADAPT_MANY_CONNS)
         return NOM_LOAD_MANY;
-    if (active_conns <= NOM_ADAPT_SINGLE_CONNS)
+    if (concurrency <= NOM_ADAPT_SINGLE_CONNS)
         return NOM_LOAD_SINGLE;
     return NOM_LOAD_CLASSES;
 }
 
-int nom_load_meter_sample(struct nom_load_meter *m, unsigned active_conns)
+int nom_load_meter_sample(struct nom_load_meter *m, unsigned concurrency)
 {
-    enum nom_load_class v = vote_of(active_conns);
+    enum nom_load_class v = vote_of(concurrency);
     if (v == NOM_LOAD_CLASSES || v == m->cls) {
         m->votes = 0; /* votes must be consecutive */
         return 0;

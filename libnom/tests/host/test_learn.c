@@ -369,8 +369,10 @@ static int load_detector_on_recorded_figures(void)
     };
     for (unsigned i = 0; i < sizeof rec / sizeof rec[0]; i++) {
         unsigned conns = rec[i].cls == NOM_LOAD_MANY ? 32 : 1;
-        struct nom_load_signals with = {conns, rec[i].rps, rec[i].lat_us};
-        struct nom_load_signals without = {0, rec[i].rps, rec[i].lat_us};
+        struct nom_load_signals with = {.active_conns = conns, .requests_per_s = rec[i].rps,
+                                        .latency_us = rec[i].lat_us};
+        struct nom_load_signals without = {.requests_per_s = rec[i].rps,
+                                           .latency_us = rec[i].lat_us};
         for (int k = 0; k < 2; k++) {
             struct nom_load_meter m;
             nom_load_meter_init(&m, rec[i].cls == NOM_LOAD_MANY ? NOM_LOAD_SINGLE
@@ -381,9 +383,19 @@ static int load_detector_on_recorded_figures(void)
         }
     }
     /* Idle: no connection, no request: "single". Garbage signals count as none. */
-    EXPECT(nom_load_concurrency(&(struct nom_load_signals){0, 0, 0}) == 0);
-    EXPECT(nom_load_concurrency(&(struct nom_load_signals){3, NAN, 100}) == 3);
-    EXPECT(nom_load_concurrency(&(struct nom_load_signals){0, 1e12, 1e9}) == 1000000u);
+    EXPECT(nom_load_concurrency(&(struct nom_load_signals){0}) == 0);
+    EXPECT(nom_load_concurrency(&(struct nom_load_signals){.active_conns = 3,
+                                                           .requests_per_s = NAN,
+                                                           .latency_us = 100}) == 3);
+    EXPECT(nom_load_concurrency(&(struct nom_load_signals){.requests_per_s = 1e12,
+                                                           .latency_us = 1e9}) == 1000000u);
+    /* Counted requests in flight replace the connections: 32 open, one request at a time. */
+    EXPECT(nom_load_concurrency(&(struct nom_load_signals){.active_conns = 32, .snapshots = 10,
+                                                           .in_flight = 1.0}) == 1);
+    EXPECT(nom_load_concurrency(&(struct nom_load_signals){.active_conns = 1, .snapshots = 10,
+                                                           .in_flight = 3.6}) == 4);
+    EXPECT(nom_load_concurrency(&(struct nom_load_signals){.active_conns = 5, .snapshots = 10,
+                                                           .in_flight = NAN}) == 0);
     return 1;
 }
 

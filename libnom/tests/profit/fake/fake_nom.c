@@ -1,6 +1,6 @@
 /* fake_nom.c: host stand-ins for what libnom's controller calls on nom (fake_nom.h): a
  * one-timer "clock" the test advances, the price subscription (nom/price.h) over price slot 0,
- * a registered stack's W and connection count, the app report and the console. */
+ * a registered stack's W, connection count and requests in flight, the app report and the console. */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
@@ -15,7 +15,7 @@
 
 struct nom_bb_price fake_price;
 struct nom_bb_app_report fake_report;
-unsigned fake_reports, fake_conns, fake_w_sets;
+unsigned fake_reports, fake_conns, fake_in_flight, fake_w_sets;
 int fake_net_up;
 uint32_t fake_w_us;
 char fake_console[8192];
@@ -45,12 +45,25 @@ static const struct nom_adapt_stack fake_stack = {
     .batching_delay_us = fake_get_w,
     .fixed_batching_delay_us = fake_fixed,
 };
+static unsigned fake_requests_in_flight(void) { return fake_in_flight; }
+static const struct nom_adapt_stack fake_counting_stack = {
+    .active_conns = fake_active_conns,
+    .requests_in_flight = fake_requests_in_flight,
+    .set_batching_delay_us = fake_set_w,
+    .batching_delay_us = fake_get_w,
+    .fixed_batching_delay_us = fake_fixed,
+};
+
+void fake_count_in_flight(void)
+{
+    nom_adapt_stack_register(&fake_counting_stack);
+}
 
 void fake_reset(void)
 {
     memset(&fake_price, 0, sizeof fake_price);
     memset(&fake_report, 0, sizeof fake_report);
-    fake_reports = fake_conns = fake_w_sets = 0;
+    fake_reports = fake_conns = fake_in_flight = fake_w_sets = 0;
     fake_net_up = 1;
     fake_w_us = 0;
     fake_fixed_w_us = -1;
@@ -75,6 +88,15 @@ int fake_fire_timer(void)
         return 0;
     armed = NULL;
     t->fn(t->arg);
+    return 1;
+}
+
+int fake_sample(void)
+{
+    for (unsigned i = 0; i < NOM_ADAPT_SAMPLE_MS / NOM_ADAPT_SNAPSHOT_MS; i++) {
+        if (!fake_fire_timer())
+            return 0;
+    }
     return 1;
 }
 
