@@ -30,7 +30,7 @@ needs_qemu = pytest.mark.skipif(not os.access(kvmcost.QEMU, os.X_OK),
 @pytest.fixture
 def kick_costs(tmp_path):
     path = tmp_path / "kick-only.conf"
-    path.write_text("".join(f"{k} = {KICK_NS if k == 'kick' else 0}\n" for k in kvmcost.KINDS))
+    path.write_text("".join(f"{k} = {KICK_NS if k == 'kick' else 0}\n" for k in kvmcost.COST_KINDS))
     return str(path)
 
 
