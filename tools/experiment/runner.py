@@ -289,6 +289,7 @@ def _write_pass_header(p, plan, res, machine, cuts, argv):
     res.write_json("machine.json", machine)
     res.write_json("plan.json", dict(plan.to_json(), runs=p.runs, kvmcost=p.kvmcost,
                                      pass_name=p.name, cuts=cuts, argv=argv,
+                                     price_changes_with_load=True,  # provider_schedule()
                                      utility_params=asdict(DEFAULT_PARAMS),
                                      kvm_model=asdict(kvmmodel.DEFAULT)))
 

@@ -115,9 +115,17 @@ def ready_probe(app, guest_ip):
     return ["bash", "-c", f"exec 3<>/dev/tcp/{guest_ip}/{APP_PORTS[app]}"]
 
 
+def halted(console):
+    """Whether OSv's console says it stopped for good (its halt(): "Halting.", e.g. after
+    "Neither paravirtual clock nor HPET is available."; abort(): "Aborted"). QEMU goes on
+    running a halted OSv, so only its console tells."""
+    return any(line.strip() in ("Halting.", "Aborted") or line.startswith("Aborted")
+               for line in console.splitlines())
+
+
 def wait_ready(vm, timeout=300.0):
     """Waits until vm's application is ready (ready_probe), probing from the VM's namespace;
-    raises TimeoutError with the console's tail, also when QEMU ends first."""
+    raises TimeoutError with the console's tail, also when QEMU ends first or OSv halts."""
     ns = vm.namespace()
     probe = ready_probe(vm.app, vm.guest_ip)
     if ns:
@@ -126,6 +134,8 @@ def wait_ready(vm, timeout=300.0):
     while time.monotonic() < deadline:
         if vm.proc and vm.proc.poll() is not None:
             raise TimeoutError(f"QEMU exited ({vm.proc.returncode}):\n{vm.tail(30)}")
+        if halted(vm.log()):
+            raise TimeoutError(f"OSv halted while booting:\n{vm.tail(30)}")
         if subprocess.run(probe, capture_output=True, timeout=30).returncode == 0:
             return
         time.sleep(0.5)

@@ -12,6 +12,7 @@ import pytest
 
 from experiment.report import write_report
 from experiment.tables import write_tables
+from experiment.timeline_figures import marks
 
 pytestmark = pytest.mark.unit
 
@@ -47,6 +48,17 @@ def test_each_adaptive_run_is_drawn_over_time_with_the_changes_marked(tmp_path):
         assert "price 10 $/Gbit" in texts and "load single" in texts
         assert "0 s" in texts  # seconds since the load began, not the live page's "now"
     assert "raw/memcached/nom-adaptive-online/run1/timeline.csv" in text
+    # every series in one PNG (matplotlib), embedded in the report
+    assert "](fig-timeline-memcached.png)" in text
+    assert os.path.getsize(folder / "fig-timeline-memcached.png") > 10000
+
+
+def test_the_price_change_is_the_load_change_when_the_runner_makes_it():
+    meta = {"phase_starts_s": {"many": 0.0, "single": 17.3}}
+    plan = {"change_at_s": 15.0, "high_price": 10.0}
+    assert marks(meta, plan) == [(15.0, "price 10 $/Gbit"), (17.3, "load single")]
+    assert marks(meta, dict(plan, price_changes_with_load=True)) == [
+        (17.3, "price 10 $/Gbit, load single")]
 
 
 def test_a_report_without_timelines_has_no_such_figures(tmp_path):

@@ -78,3 +78,10 @@ def test_wait_ready_reports_a_guest_that_ended(tmp_path):
         assert vm.namespace() == lab.ns
         with pytest.raises(TimeoutError):
             osvguest.wait_ready(vm, timeout=60)
+
+
+def test_a_halted_osv_is_seen_on_its_console():
+    assert osvguest.halted("OSv v0.57.0\nNeither paravirtual clock nor HPET is available.\n"
+                           "Halting.\n")
+    assert osvguest.halted("Aborted\n\n[backtrace]\n")
+    assert not osvguest.halted("OSv v0.57.0\nBooted up in 812.30 ms\n/memcached -u root\n")
