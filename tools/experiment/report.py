@@ -352,11 +352,11 @@ class Report:
                  "start and end; each run's own is in its record, `loadavg`):", "")
         for s in sessions:
             m = s.get("machine") or {}
-            self.out(f"- {s.get('started_utc')} to {s.get('ended_utc', '(cut off)')}: "
+            self.out(f"- {s.get('started_utc')} to {s.get('ended_utc', '(no end recorded)')}: "
                      f"{'resumed' if s.get('resumed') else 'started'}, commit "
                      f"{m.get('commit')}{' (modified)' if m.get('dirty') else ''}, "
                      f"{s.get('runs_left_at_start')} runs to go, ended "
-                     f"{s.get('end', 'without a word (killed)')}, load "
+                     f"{s.get('end', 'not recorded (still running, or killed)')}, load "
                      f"{fmt(s.get('loadavg_start'))} -> {fmt(s.get('loadavg_end'))}")
         self.out("")
 

@@ -12,7 +12,8 @@ Layout (everything a report is made from; report.py reads nothing else):
 
 A record: {"app", "guest", "variant", "run", "status": "ok" | "not run" | "failed",
 "reason", "interrupted" (true: the cell was cut off, resume.py runs it again), "loadavg"
-({"start", "end"}: the host's 1-minute load average), "info" (driver's start() result),
+({"start", "end"}: the host's 1-minute load average), "started_utc", "wall_s" (the run's
+wall time, boot and teardown included), "info" (driver's start() result),
 "phases": {"many": figures, "single": figures}}.
 """
 import glob

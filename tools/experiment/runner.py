@@ -159,7 +159,7 @@ def run_cell(driver, cell, run, plan, res, progress):
     secs = plan.phase_seconds()
     provider = None
     record = {"status": "failed", "reason": "interrupted", "interrupted": True}
-    load_start = os.getloadavg()[0]
+    load_start, t_start, started = os.getloadavg()[0], time.monotonic(), utc_now()
 
     def network_ready():
         nonlocal provider
@@ -192,7 +192,9 @@ def run_cell(driver, cell, run, plan, res, progress):
         finally:
             stop_provider(provider)
             res.write_record(cell, run, dict(record, loadavg={"start": load_start,
-                                                              "end": os.getloadavg()[0]}))
+                                                              "end": os.getloadavg()[0]},
+                                             started_utc=started,
+                                             wall_s=round(time.monotonic() - t_start, 1)))
             progress.cell_done()
     return record["status"]
 

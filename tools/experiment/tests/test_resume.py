@@ -93,6 +93,7 @@ def test_a_cut_off_session_is_continued_with_only_what_is_missing(fake, tmp_path
     assert sum(is_complete(r) for r in recs.values()) == 2
     cut = [r for r in recs.values() if not is_complete(r)]
     assert len(cut) == 1 and cut[0]["interrupted"] and "start" in cut[0]["loadavg"]
+    assert all(r["wall_s"] >= 0 and r["started_utc"] for r in recs.values())
     report = open(os.path.join(out, "report.md")).read()
     assert "2 planned run(s) are not in this folder" in report
     assert "**Incomplete:** 2 planned run(s)" in open(os.path.join(out, "summary.md")).read()
