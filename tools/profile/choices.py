@@ -1,13 +1,15 @@
 """What the controller will choose with a profile: for each utility function, load class and
 price, the W maximizing the utility (tools/profit's functions; libnom's C picks the same,
-its host tests check that) and the expected profit rate, as a Markdown table.
+its host tests check that) and the expected profit rate, as a Markdown table. Points measured
+under the exit-cost model are shown as the controller reads them, in the time of the hardware
+the model stands for (profile_data.kvm_equivalent).
 
     python3 tools/profile/choices.py apps/nhttpd/profile/profile.json --prices 1,10
 """
 import argparse
 import sys
 
-from profile_data import CLASSES, load_profile
+from profile_data import CLASSES, kvm_equivalent, load_profile
 from profit.utility import KINDS, utility
 
 
@@ -50,9 +52,10 @@ def main(argv=None):
     ap.add_argument("profile")
     ap.add_argument("--prices", default="1,10", help="$/Gbit, comma-separated (%(default)s)")
     args = ap.parse_args(argv)
-    profile = load_profile(args.profile)
+    profile = kvm_equivalent(load_profile(args.profile))
     prices = [float(p) for p in args.prices.split(",")]
-    print(f"{profile['app']} ({profile.get('accel', '?')}; {profile.get('command', '')})\n")
+    print(f"{profile['app']} ({profile.get('accel', '?')}; {profile.get('command', '')}; "
+          f"{profile.get('time_base', 'as measured')})\n")
     print(points_table(profile) + "\n")
     print(table(profile, prices))
     return 0

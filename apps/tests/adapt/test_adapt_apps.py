@@ -1,7 +1,8 @@
 """The controller inside the real applications, in QEMU (TCG here): nhttpd's GET /nom/stats and
 memcached's `stats` report the batching delay, the price the application acts on (published by
 the test's pricepub), the utility, the load class and the expected profit rate, and these agree
-with the application's profile (apps/<app>/profile/profile.json) through tools/profit's Python.
+with the application's profile (apps/<app>/profile/profile.json, read as the controller reads
+it: tools/profile's kvm_equivalent) through tools/profit's Python.
 One connection at a time is the "single" class, so W is the profile's best single W."""
 import json
 import socket
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from nomvm import Guest, hostcases
+from profile_data import kvm_equivalent, load_profile
 from profit.utility import utility
 
 pytestmark = pytest.mark.boot
@@ -25,7 +27,7 @@ MEMCACHED = BUILD / "apps" / "memcached" / "memcached.elf"
 
 def profile_choice(app, cls, price, kind):
     """(W, U) the Python picks from the committed profile: the best W, the lowest among equals."""
-    prof = json.loads((TOP / "apps" / app / "profile" / "profile.json").read_text())
+    prof = kvm_equivalent(load_profile(TOP / "apps" / app / "profile" / "profile.json"))
     best = None
     for p in prof["classes"][cls]:
         u = utility(kind, p["t_gbps"], p["latency_us"], p["jitter_us"], price)

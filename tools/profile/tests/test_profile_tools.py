@@ -145,3 +145,30 @@ def test_choices_table_picks_the_best_w():
     text = choices.table(good(), [1.0, 10.0])
     assert "| penalty | many | 1 | 40 |" in text and "| penalty | many | 10 | 10 |" in text
     assert "| penalty | single | 1 | 0 |" in text
+
+
+def test_points_under_the_exit_cost_model_are_read_in_the_hardwares_time():
+    """A point measured with dilation D (d_mix) reaches the controller with requests/s and T x D,
+    latency and jitter / D; a point without D as measured; the input is not changed."""
+    prof = good()
+    prof["classes"]["single"][0]["d_mix"] = 5.0
+    before = copy.deepcopy(prof)
+    kvm = profile_data.kvm_equivalent(prof)
+    assert prof == before and kvm["time_base"] == "kvm-equivalent"
+    p, q = before["classes"]["single"][0], kvm["classes"]["single"][0]
+    assert (q["t_gbps"], q["ops_per_s"]) == (p["t_gbps"] * 5, p["ops_per_s"] * 5)
+    assert (q["latency_us"], q["jitter_us"]) == (p["latency_us"] / 5, p["jitter_us"] / 5)
+    assert kvm["classes"]["many"] == before["classes"]["many"]
+    assert "time_base" not in profile_data.kvm_equivalent(good())
+
+
+def test_memcached_single_penalty_picks_the_fastest_w_in_the_hardwares_time():
+    """memcached's committed profile (exit-cost model, D 4.7-6.3): raw, every "single" point
+    breaks the 750 us SLO (latency 428-1026 us, jitter 678-1589 us), so the penalty utility
+    earned nothing anywhere and chose W = 40, the W serving least (issue 12's 14,277 against
+    22,968 ops/s at W = 0). Read in the hardware's time it chooses W = 0."""
+    import choices
+    path = TOP / "apps" / "memcached" / "profile" / "profile.json"
+    raw = profile_data.load_profile(path)
+    assert "| penalty | single | 1 | 40 |" in choices.table(raw, [1.0])
+    assert "| penalty | single | 1 | 0 |" in choices.table(profile_data.kvm_equivalent(raw), [1.0])
