@@ -184,11 +184,39 @@ static uint32_t take_events_as_wake_bits(struct ctx *c) {
     return bits;
 }
 
-static int64_t sys_block(struct ctx *c, uint64_t deadline) {
-    if (upcall_pending(c))
+_Static_assert(NOM_WAKE_MAX_IRQS >= MAX_IRQS_PER_CTX, "every irq slot fits nom_wake_events");
+
+/* block's events pointer (abi.h): the pending events go to *uev and are cleared, in one copy
+ * (a wake-up delivered as an upcall took a yield, an upcall frame and an upcall_return: about
+ * 1,000 guest instructions and two more kernel entries). Nothing is cleared on -EFAULT. */
+static int64_t take_events(struct ctx *c, uint64_t uev, uint32_t bits) {
+    struct nom_wake_events ev = {0};
+    if (c->timer_pending) {
+        ev.what |= NOM_WAKE_DEADLINE;
+        ev.timer_fired = c->timer_fired;
+    }
+    if (c->notify_pending) {
+        ev.what |= NOM_WAKE_NOTIFY;
+        ev.notify_bits = c->notify_pending;
+    }
+    for (uint32_t p = c->irq_pending; p; p &= p - 1)
+        ev.irq_cookies[ev.nirqs++] = c->irq_cookie[__builtin_ctz(p)];
+    if (ev.nirqs)
+        ev.what |= NOM_WAKE_IRQ;
+    uint64_t len = __builtin_offsetof(struct nom_wake_events, irq_cookies) + ev.nirqs * 8ull;
+    if (copy_to_user(c->app->pml4, uev, &ev, len) < 0)
+        return -NOM_EFAULT;
+    return bits | take_events_as_wake_bits(c);
+}
+
+static int64_t sys_block(struct ctx *c, uint64_t deadline, uint64_t uev) {
+    if (upcall_pending(c)) {
+        if (uev)
+            return take_events(c, uev, 0);
         return c->upcall_entry ? NOM_WAKE_UPCALL : take_events_as_wake_bits(c);
+    }
     if (deadline && deadline <= rdtsc())
-        return NOM_WAKE_DEADLINE;
+        return uev ? take_events(c, uev, NOM_WAKE_DEADLINE) : NOM_WAKE_DEADLINE;
     c->state = CTX_BLOCKED;
     c->in_block = true;
     c->block_deadline = deadline;
@@ -196,6 +224,8 @@ static int64_t sys_block(struct ctx *c, uint64_t deadline) {
     sched_reprogram_timer();
     schedule(); /* back here when woken */
     c->in_block = false;
+    if (uev)
+        return take_events(c, uev, c->wake_bits);
     if (!c->upcall_entry)
         take_events_as_wake_bits(c);
     return c->wake_bits;
@@ -313,7 +343,7 @@ static int64_t syscall_do(struct ctx *c, struct trapframe *tf, bool *redirected)
         }
         return 0;
     case NOM_SYS_YIELD: this_cpu()->need_resched = true; return 0;
-    case NOM_SYS_BLOCK: return sys_block(c, a0);
+    case NOM_SYS_BLOCK: return sys_block(c, a0, a1);
     case NOM_SYS_TIMER_SET: return sys_timer_set(c, a0);
     case NOM_SYS_NOTIFY: return sys_notify(c, a0, a1);
     case NOM_SYS_PRICE_PUBLISH: return sys_price_publish(c, a0, a1);

@@ -115,6 +115,15 @@ def test_notifications_timers_and_price_publication():
     assert "ipc-wait: timer upcalls 1, notification bits 51, price 10000000 micro$/Gbit seq 1" in r.log
 
 
+def test_block_hands_events_over_instead_of_upcalls():
+    """libnom's way of blocking (abi.h NOM_SYS_BLOCK with an events pointer): the timer, the
+    notification and the price notification come back from block, none as an upcall."""
+    r = boot_apps([app("ipc", "take"), (os.path.join(APPS, "ipc.elf"), "nom.notify ipc send 1"),
+                   (os.path.join(APPS, "ipc.elf"), "nom.price-publisher ipc publish")])
+    assert r.all_apps_ok, r.log
+    assert "ipc-take: timers taken 1, upcalls 0, notification bits 51, bad pointer -4" in r.log
+
+
 def test_each_context_keeps_its_own_sse_state():
     r = boot_apps([app("fpu", "a"), app("fpu", "b")], smp=1)
     assert r.all_apps_ok, r.log

@@ -72,6 +72,7 @@ struct nom_cpu {
     uint64_t blocked_tsc;           /* TSC spent blocked in NOM_SYS_BLOCK (getrusage) */
     struct nom_runq runq;
     struct nom_upcall_ctl ctl;
+    struct nom_wake_events wake_events; /* what NOM_SYS_BLOCK handed over (sched.c block_core) */
     int in_callback;                /* running idle hooks / IRQ, notify, timer callbacks */
     struct nom_thread callbacks;    /* who owns locks taken by those callbacks */
 };

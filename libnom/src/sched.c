@@ -227,8 +227,23 @@ static int timer_due(void)
     return t && t->deadline <= nom_tsc();
 }
 
+/* Records what block handed over as the upcalls would have (nom_upcall_dispatch). */
+static void take_wake_events(struct nom_cpu *c, const struct nom_wake_events *ev)
+{
+    for (uint32_t i = 0; i < ev->nirqs && i < NOM_WAKE_MAX_IRQS; i++)
+        sched_upcall_irq(c, ev->irq_cookies[i]);
+    if (ev->what & NOM_WAKE_NOTIFY)
+        sched_upcall_notify(c, ev->notify_bits);
+    if (ev->what & NOM_WAKE_DEADLINE)
+        sched_upcall_timer(c);
+}
+
 /* Blocks the core, closing the race with upcalls: with delivery held (ctl.disabled), an
- * interrupt arriving after the last check makes NOM_SYS_BLOCK return at once (abi.h). */
+ * interrupt arriving after the last check makes NOM_SYS_BLOCK return at once (abi.h). Block
+ * hands the events that woke the core over in c->wake_events instead of as upcalls: the core
+ * is at a scheduling point already, and an upcall per wake-up cost a yield, an upcall frame and
+ * an upcall_return (tools/bench/insn_profile.py --app netpipe --conns 1: the kernel's share of
+ * a NetPIPE message). */
 static void block_core(struct nom_cpu *c)
 {
     struct nom_timer *t = timerheap_min(&timers);
@@ -239,7 +254,8 @@ static void block_core(struct nom_cpu *c)
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (!c->work_pending && !timer_due() && runq_empty(&c->runq)) {
         uint64_t t0 = nom_tsc();
-        nom_sys_block(t ? t->deadline : 0);
+        if (nom_sys_block_events(t ? t->deadline : 0, &c->wake_events) > 0)
+            take_wake_events(c, &c->wake_events);
         c->blocked_tsc += nom_tsc() - t0;
     }
     c->ctl.disabled = 0;

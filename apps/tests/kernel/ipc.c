@@ -1,6 +1,9 @@
 /* ipc: notifications, timers and prices between applications.
  *   ipc wait        registers an upcall handler, arms a 100 ms timer and subscribes to prices;
  *                   waits for the timer upcall, a notification and a price notification.
+ *   ipc take        the same, blocking as libnom does (upcalls held, block given an events
+ *                   pointer): the events come back from block, none as an upcall; and block
+ *                   with an events pointer it cannot write fails with -EFAULT.
  *   ipc send ID     notifies application ID with bits 0x50, then tries to publish a price
  *                   (refused: it is not the publisher).
  *   ipc publish     (started with nom.price-publisher) publishes 10 $/Gbit in slot 0. */
@@ -31,11 +34,34 @@ static int wait_mode(void) {
     return timer_upcalls == 1 && (notify_bits & 0x51) == 0x51 ? 0 : 1;
 }
 
+static int take_mode(void) {
+    SYS(NOM_SYS_UPCALL_REGISTER, on_upcall, upcall_stack + sizeof upcall_stack, &ctl);
+    struct nom_bb_app_report rep = {.batching_delay_ns = 5000, .subscribe_prices = 1};
+    SYS(NOM_SYS_APP_REPORT, &rep);
+    ctl.disabled = 1;
+    SYS(NOM_SYS_TIMER_SET, kt_rdtsc() + kt_tsc_hz() / 10);
+    uint64_t deadline = kt_rdtsc() + kt_tsc_hz() * 20, timers = 0, bits = 0;
+    struct nom_wake_events ev;
+    while ((!timers || (bits & 0x51) != 0x51) && kt_rdtsc() < deadline) {
+        if (SYS(NOM_SYS_BLOCK, deadline, &ev) < 0)
+            break;
+        timers += (ev.what & NOM_WAKE_DEADLINE) != 0;
+        bits |= ev.what & NOM_WAKE_NOTIFY ? ev.notify_bits : 0;
+    }
+    int64_t bad = SYS(NOM_SYS_BLOCK, 1, 0x1000); /* deadline passed: writes at once */
+    kt_printf("ipc-take: timers taken %lu, upcalls %lu, notification bits %lx, bad pointer %ld\n",
+              timers, timer_upcalls + notify_bits, bits, bad);
+    return timers == 1 && timer_upcalls + notify_bits == 0 && (bits & 0x51) == 0x51 &&
+           bad == -NOM_EFAULT ? 0 : 1;
+}
+
 int ktest_main(int argc, char **argv, struct nom_start_info *info) {
     (void)info;
     const char *mode = argc > 1 ? argv[1] : "";
     if (!kt_strcmp(mode, "wait"))
         return wait_mode();
+    if (!kt_strcmp(mode, "take"))
+        return take_mode();
     struct nom_bb_price price = {.resource = NOM_RES_BANDWIDTH, .unit = NOM_UNIT_GBIT, .price_micro = 10000000};
     kt_sleep_ms(300);
     if (!kt_strcmp(mode, "send")) {

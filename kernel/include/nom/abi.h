@@ -113,10 +113,16 @@ enum nom_syscall {
     NOM_SYS_CORE_RELEASE = 12,
     /* yield(void) -> 0: lets another runnable context use this vCPU. */
     NOM_SYS_YIELD = 13,
-    /* block(uint64_t deadline_tsc) -> NOM_WAKE_* bits. Sleeps until an interrupt of an owned
-     * device, a notification, or the TSC reaching deadline_tsc (0: no deadline). Returns at once
-     * if an upcall is pending. Pending upcalls are delivered on the way out. A context without
-     * an upcall handler gets its pending events as wake bits instead, and they are cleared. */
+    /* block(uint64_t deadline_tsc, struct nom_wake_events *events) -> NOM_WAKE_* bits. Sleeps
+     * until an interrupt of an owned device, a notification, or the TSC reaching deadline_tsc
+     * (0: no deadline). Returns at once if an upcall is pending. Pending upcalls are delivered
+     * on the way out. A context without an upcall handler gets its pending events as wake bits
+     * instead, and they are cleared. With events non-NULL the pending interrupts, notifications
+     * and timer expiry are not delivered as upcalls but written to *events (only its first
+     * nirqs cookies) and cleared, on entry or at wake-up: a caller that holds upcalls to close
+     * the race with them (ctl->disabled) handles them itself, with no upcall frame, yield and
+     * upcall_return per wake-up. *events is written on every return >= 0 (what = 0: nothing
+     * was pending); -EFAULT (nothing cleared) if it is not writable. */
     NOM_SYS_BLOCK = 14,
     /* timer_set(uint64_t deadline_tsc) -> 0: one NOM_UPCALL_TIMER at deadline (0 cancels). */
     NOM_SYS_TIMER_SET = 15,
@@ -158,6 +164,16 @@ enum nom_syscall {
 #define NOM_WAKE_NOTIFY   0x2u
 #define NOM_WAKE_DEADLINE 0x4u
 #define NOM_WAKE_UPCALL   0x8u /* an upcall was pending on entry */
+
+/* What block() hands over when given an events pointer. */
+#define NOM_WAKE_MAX_IRQS 16
+struct nom_wake_events {
+    uint32_t what;        /* NOM_WAKE_IRQ | NOM_WAKE_NOTIFY | NOM_WAKE_DEADLINE (timer) taken */
+    uint32_t nirqs;       /* irq_cookies[0 .. nirqs) are valid */
+    uint64_t timer_fired; /* NOM_WAKE_DEADLINE: the timer_set deadline that fired */
+    uint64_t notify_bits; /* NOM_WAKE_NOTIFY: the notification bits */
+    uint64_t irq_cookies[NOM_WAKE_MAX_IRQS]; /* NOM_WAKE_IRQ: the cookies of irq_attach */
+};
 
 /* Notification bits with a fixed meaning; the rest are the applications' to agree on. */
 #define NOM_NOTIFY_PRICE 0x1ull

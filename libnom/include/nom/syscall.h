@@ -95,7 +95,10 @@ static inline int64_t nom_sys_yield(void)
 
 /* Sleeps until an IRQ, a notification or deadline_tsc (0: none); returns NOM_WAKE_* bits. */
 static inline int64_t nom_sys_block(uint64_t deadline_tsc)
-{ return NOM_SYSCALL1(NOM_SYS_BLOCK, deadline_tsc); }
+{ return NOM_SYSCALL2(NOM_SYS_BLOCK, deadline_tsc, 0); }
+/* The same, handing the pending events over in *ev instead of as upcalls (abi.h). */
+static inline int64_t nom_sys_block_events(uint64_t deadline_tsc, struct nom_wake_events *ev)
+{ return NOM_SYSCALL2(NOM_SYS_BLOCK, deadline_tsc, ev); }
 
 /* Arms one NOM_UPCALL_TIMER at deadline_tsc (0 cancels). */
 static inline int64_t nom_sys_timer_set(uint64_t deadline_tsc)
