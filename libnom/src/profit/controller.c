@@ -27,6 +27,7 @@ struct options {
     int explicit_mode; /* --adapt-mode given */
     double w_scale;    /* --adapt-w-scale: guest microseconds per undilated one */
     int trace;         /* --adapt-trace */
+    int idle_poll_knob; /* --adapt-knob=idle-poll */
 };
 
 static struct {
@@ -40,6 +41,7 @@ static struct {
     uint64_t window_tsc;        /* start of the online window */
     double w_scale;             /* W in the guest's clock = W picked x w_scale */
     int trace;                  /* --adapt-trace: a line per sample with the load signals */
+    int idle_poll_knob;         /* --adapt-knob=idle-poll: online steers the idle poll too */
     unsigned ticks;             /* of the snapshot timer */
     unsigned snapshots;         /* requests in flight counted since the last sample ... */
     uint64_t in_flight_sum;     /* ... and their sum */
@@ -64,6 +66,10 @@ static int parse_one(const char *arg, struct options *o)
         o->trace = 1;
         return 1;
     }
+    if ((v = value_of(arg, "--adapt-knob"))) {
+        o->idle_poll_knob = o->online = o->explicit_mode = 1; /* online only */
+        return strcmp(v, "idle-poll") == 0 ? 1 : -EINVAL;
+    }
     if ((v = value_of(arg, "--utility")))
         return nom_utility_parse(v, &o->utility) == 0 ? 1 : -EINVAL;
     if ((v = value_of(arg, "--adapt-mode"))) {
@@ -87,7 +93,8 @@ static int parse_options(int *argc, char **argv, struct options *o)
         int r = parse_one(argv[i], o);
         if (r < 0) {
             fprintf(stderr, "adapt: bad option %s (--utility=penalty|refund|bonus, --adapt, "
-                            "--adapt-mode=profile|online, --adapt-trace, --adapt-w-scale=1..1000)\n", argv[i]);
+                            "--adapt-mode=profile|online, --adapt-knob=idle-poll, --adapt-trace, "
+                            "--adapt-w-scale=1..1000)\n", argv[i]);
             return -EINVAL;
         }
         if (r == 0)
@@ -145,7 +152,7 @@ static void report(void)
 
 static void log_decision(const char *why)
 {
-    char line[200];
+    char line[240];
     int n = snprintf(line, sizeof line,
                      "adapt: W=%u us (%s: load %s, %u active connections, price %lld u$/Gbit, "
                      "%s %s expected %lld u$/s)\n",
@@ -156,6 +163,9 @@ static void log_decision(const char *why)
                                        : "fixed",
                      nom_utility_name(ctl.st.utility),
                      ctl.st.has_rate ? (long long)llround(ctl.st.profit_rate * 1e6) : 0ll);
+    if (n > 0 && (size_t)n < sizeof line && ctl.idle_poll_knob) /* after the ")": keeps its shape */
+        n += snprintf(line + n - 1, sizeof line - (size_t)n + 1, " idle-poll %u turns\n",
+                      ctl.st.idle_poll_turns) - 1;
     if (n > 0)
         nom_sys_console_write(line, (uint64_t)n < sizeof line ? (uint64_t)n : sizeof line - 1);
 }
@@ -177,12 +187,29 @@ static uint32_t undilated(uint32_t guest_us)
     return (uint32_t)llround(guest_us / ctl.w_scale);
 }
 
-/* Online: applies W (the learner's or the safe one), reports and logs it when it changes; a
- * new price goes on the board even when W stays. */
-static void online_apply(uint32_t w, const char *why, int price_changed)
+/* --adapt-knob=idle-poll: the idle poll budget of the learner's setting (0: libnom's
+ * default); 1 if it changed. */
+static int apply_knob(uint32_t turns)
+{
+    turns = turns ? turns : NOM_IDLE_POLL_TURNS_DEFAULT;
+    if (!ctl.idle_poll_knob || turns == ctl.st.idle_poll_turns)
+        return 0;
+    nom_sched_set_idle_poll_turns(turns);
+    ctl.st.idle_poll_turns = turns;
+    return 1;
+}
+
+/* Online: applies W (the learner's or the safe one) and the second knob, reports and logs
+ * them when they change; a new price goes on the board even when W stays. */
+static void online_apply(uint32_t w, uint32_t knob, const char *why, int price_changed)
 {
     struct nom_adapt_status *st = &ctl.st;
     st->decisions++;
+    if (apply_knob(knob) && w == st->w_us) {
+        report();
+        log_decision(why);
+        return;
+    }
     if (w == st->w_us || apply_w(w) != 0) {
         if (price_changed)
             report();
@@ -207,7 +234,7 @@ static void decide_online(int price_changed)
     ctl.window_tsc = tsc;
     if (st->price_stale) { /* no price to trust: the safe W (nom/adapt.h), nothing learned */
         adapt_online_hold(&ctl.online, &now, NOM_ADAPT_SAFE_W_US);
-        online_apply(NOM_ADAPT_SAFE_W_US, "stale price", price_changed);
+        online_apply(NOM_ADAPT_SAFE_W_US, 0, "stale price", price_changed);
         return;
     }
     ctl.online.price = st->price;
@@ -216,7 +243,8 @@ static void decide_online(int price_changed)
     st->explorations += (uint64_t)explore;
     st->has_rate = has_rate;
     st->profit_rate = rate;
-    online_apply(w, explore ? "explore" : "learn", price_changed);
+    online_apply(w, adapt_online_knob(&ctl.online), explore ? "explore" : "learn",
+                 price_changed);
 }
 
 /* Picks W for the current class and price (or rates the fixed W), applies and reports it. */
@@ -324,8 +352,11 @@ static void start_online(const char *app)
     ctl.stack->counters(&now);
     ctl.window_tsc = nom_tsc();
     const char *slash = app ? strrchr(app, '/') : NULL;
+    static const uint32_t idle_poll_turns[] = ADAPT_ONLINE_IDLE_POLL_TURNS;
     int r = adapt_online_start(&ctl.online, ctl.prof, slash ? slash + 1 : app, ctl.st.utility,
-                               ctl.st.load, ctl.st.w_us, &now, why, sizeof why);
+                               ctl.st.load, ctl.st.w_us, idle_poll_turns,
+                               ctl.idle_poll_knob ? sizeof idle_poll_turns / sizeof(uint32_t) : 0,
+                               &now, why, sizeof why);
     ctl.st.online = 1;
     if (r == 1) {
         size_t n = strnlen(why, sizeof why - 1);
@@ -335,6 +366,7 @@ static void start_online(const char *app)
     uint32_t w = ctl.online.learn.cfg.arms[ctl.online.arm].w_us;
     if (w != ctl.st.w_us && apply_w(w) == 0)
         ctl.st.w_us = w;
+    apply_knob(0);
     ctl.st.decisions++;
     report();
     log_decision("start online");
@@ -389,6 +421,7 @@ int nom_adapt_start(int *argc, char **argv, const struct nom_adapt_profile *prof
     ctl.params = nom_utility_defaults();
     ctl.w_scale = o.w_scale;
     ctl.trace = o.trace;
+    ctl.idle_poll_knob = o.idle_poll_knob;
     /* An idle server starts as "single": its first request is a lone one (nom/adapt.h). */
     nom_load_meter_init(&ctl.meter, NOM_LOAD_SINGLE);
     ctl.st = (struct nom_adapt_status){.started = 1, .adaptive = o.fixed_w_us < 0,

@@ -16,30 +16,47 @@ static int score(const struct nom_learn_sample *e, void *ctx, double *u)
                        u);
 }
 
-/* The settings: the profile's W values when it is valid, else the default grid. */
-static unsigned grid_of(const struct nom_adapt_profile *prof, struct nom_learn_arm_key *keys)
+/* The W values: the profile's when it is valid, else the default grid. */
+static unsigned w_grid_of(const struct nom_adapt_profile *prof, uint32_t *w)
 {
     static const uint32_t fallback[] = ADAPT_ONLINE_DEFAULT_W;
     char why[160];
     if (prof != NULL && nom_adapt_profile_check(prof, why, sizeof why) == 0 &&
         prof->npoints <= NOM_LEARN_MAX_ARMS) {
         for (unsigned i = 0; i < prof->npoints; i++)
-            keys[i] = (struct nom_learn_arm_key){prof->points[NOM_LOAD_MANY][i].w_us, 0};
+            w[i] = prof->points[NOM_LOAD_MANY][i].w_us;
         return prof->npoints;
     }
-    for (unsigned i = 0; i < sizeof fallback / sizeof fallback[0]; i++)
-        keys[i] = (struct nom_learn_arm_key){fallback[i], 0};
+    memcpy(w, fallback, sizeof fallback);
     return sizeof fallback / sizeof fallback[0];
+}
+
+/* The settings: every W with knob 0 first (the profile's points), then with each knob value;
+ * 0 if they would be more than NOM_LEARN_MAX_ARMS or a knob value is 0. */
+static unsigned grid_of(const struct nom_adapt_profile *prof, const uint32_t *knobs,
+                        unsigned nknobs, struct nom_learn_arm_key *keys)
+{
+    uint32_t w[NOM_LEARN_MAX_ARMS];
+    unsigned nw = w_grid_of(prof, w), n = 0;
+    if (nw * (nknobs + 1) > NOM_LEARN_MAX_ARMS)
+        return 0;
+    for (unsigned k = 0; k <= nknobs; k++) {
+        if (k > 0 && knobs[k - 1] == 0)
+            return 0;
+        for (unsigned i = 0; i < nw; i++)
+            keys[n++] = (struct nom_learn_arm_key){w[i], k ? knobs[k - 1] : 0};
+    }
+    return n;
 }
 
 int adapt_online_start(struct adapt_online *o, const struct nom_adapt_profile *prof,
                        const char *app, enum nom_utility_kind kind, enum nom_load_class cls,
-                       uint32_t w_now, const struct nom_adapt_counters *now, char *why,
-                       size_t cap)
+                       uint32_t w_now, const uint32_t *knobs, unsigned nknobs,
+                       const struct nom_adapt_counters *now, char *why, size_t cap)
 {
     struct nom_learn_arm_key keys[NOM_LEARN_MAX_ARMS];
     struct nom_learn_config cfg;
-    unsigned n = grid_of(prof, keys);
+    unsigned n = grid_of(prof, knobs, nknobs, keys);
     memset(o, 0, sizeof *o);
     o->kind = kind;
     o->params = nom_utility_defaults();
@@ -47,8 +64,8 @@ int adapt_online_start(struct adapt_online *o, const struct nom_adapt_profile *p
     if (nom_learn_config_default(&cfg, keys, n) != 0 ||
         nom_learn_init(&o->learn, &cfg, score, o, cls) != 0)
         return -EINVAL;
-    o->arm = 0; /* the setting closest to the W in force */
-    for (unsigned i = 1; i < n; i++) {
+    o->arm = 0; /* the setting closest to the W in force, with the knob's default */
+    for (unsigned i = 1; i < n && keys[i].knob == 0; i++) {
         if (labs((long)keys[i].w_us - (long)w_now) < labs((long)keys[o->arm].w_us - (long)w_now))
             o->arm = (int)i;
     }
@@ -97,6 +114,11 @@ uint32_t adapt_online_window(struct adapt_online *o, const struct nom_adapt_coun
     if (!*has_rate)
         *rate = 0;
     return o->learn.cfg.arms[o->arm].w_us;
+}
+
+uint32_t adapt_online_knob(const struct adapt_online *o)
+{
+    return o->arm >= 0 ? o->learn.cfg.arms[o->arm].knob : 0;
 }
 
 void adapt_online_hold(struct adapt_online *o, const struct nom_adapt_counters *now,

@@ -19,17 +19,28 @@ struct adapt_online {
     int arm;                        /* setting in force, -1: a W off the grid */
 };
 
+/* The second knob's values with --adapt-knob=idle-poll, beside 0 (libnom's default of
+ * NOM_IDLE_POLL_TURNS_DEFAULT, 4): the idle poll budget in turns (nom/sched.h; its doc has
+ * what 1, 4 and 16 turns cost NetPIPE in instructions and interrupts per message). */
+#define ADAPT_ONLINE_IDLE_POLL_TURNS {1, 16}
+
 /* The W grid when no valid profile gives one: the experiment's, with 5 us (paper 6.1). */
 #define ADAPT_ONLINE_DEFAULT_W {0, 5, 10, 20, 30, 40}
 
-/* Sets up the learner over the profile's W values (or the default grid) in class cls, seeds
- * it from the profile, and starts at the setting closest to w_now. A profile that cannot seed
- * (nom_learn_seed_profile) leaves its one-line reason in why[cap] and returns 1: learning
- * goes on from scratch. Returns 0, 1, or -EINVAL (the learner refused its configuration). */
+/* Sets up the learner over the profile's W values (or the default grid) in class cls, each W
+ * with the second knob's value 0 (the stack's default) and each of knobs[nknobs] (none: W
+ * alone), seeds it from the profile (W with knob 0), and starts at the setting closest to w_now
+ * with knob 0. A profile that cannot seed (nom_learn_seed_profile) leaves its one-line reason
+ * in why[cap] and returns 1: learning goes on from scratch. Returns 0, 1, or -EINVAL (the
+ * learner refused its configuration: more settings than NOM_LEARN_MAX_ARMS, a knob of 0). */
 int adapt_online_start(struct adapt_online *o, const struct nom_adapt_profile *prof,
                        const char *app, enum nom_utility_kind kind, enum nom_load_class cls,
-                       uint32_t w_now, const struct nom_adapt_counters *now, char *why,
-                       size_t cap);
+                       uint32_t w_now, const uint32_t *knobs, unsigned nknobs,
+                       const struct nom_adapt_counters *now, char *why, size_t cap);
+
+/* The second knob's value of the setting in force (0: the stack's default, also off the
+ * grid). Never fails. */
+uint32_t adapt_online_knob(const struct adapt_online *o);
 
 /* One window's sample from the counters at its start and end, its length and the active
  * connections: 0, or -EAGAIN (an idle window: too few packets, or no connection). */

@@ -12,15 +12,23 @@
 #define BYTES_PER_REQ 1100.0
 
 /* One closed-loop user: each request takes 300 us plus 15 us per us of W, so throughput
- * falls and latency grows with W. */
-static struct nom_adapt_counters serve(struct nom_adapt_counters c, uint32_t w_us,
-                                       unsigned users)
+ * falls and latency grows with W; an idle poll budget (the second knob) of 16 turns saves
+ * 100 us a request, 1 turn costs 50 (0: the default, neither). */
+static struct nom_adapt_counters serve_knob(struct nom_adapt_counters c, uint32_t w_us,
+                                            uint32_t turns, unsigned users)
 {
-    double latency_us = 300 + 15.0 * w_us, requests = users * WINDOW_S * 1e6 / latency_us;
+    double latency_us = 300 + 15.0 * w_us + (turns == 16 ? -100 : turns == 1 ? 50 : 0);
+    double requests = users * WINDOW_S * 1e6 / latency_us;
     c.rx_packets += (uint64_t)llround(requests);
     c.tx_bytes += (uint64_t)llround(requests * BYTES_PER_REQ);
     c.exits += (uint64_t)llround(requests * (w_us ? 1.0 : 3.0));
     return c;
+}
+
+static struct nom_adapt_counters serve(struct nom_adapt_counters c, uint32_t w_us,
+                                       unsigned users)
+{
+    return serve_knob(c, w_us, 0, users);
 }
 
 /* Does a window's sample say what the server did, and does an idle window say nothing? */
@@ -73,7 +81,7 @@ static int price_moves_w_both_ways(void)
     char why[200] = "";
     now = (struct nom_adapt_counters){0};
     EXPECT(adapt_online_start(&on, NULL, "memcached", NOM_UTILITY_REFUND, NOM_LOAD_SINGLE, 0,
-                              &now, why, sizeof why) == 1);
+                              NULL, 0, &now, why, sizeof why) == 1);
     EXPECT(strstr(why, "no offline profile") != NULL);
     EXPECT(on.learn.cfg.narms == 6 && on.learn.cfg.arms[5].w_us == 40); /* default grid */
     uint32_t w = windows(30, 1, 0);
@@ -92,7 +100,7 @@ static int held_windows_teach_nothing(void)
     char why[200];
     now = (struct nom_adapt_counters){0};
     EXPECT(adapt_online_start(&on, NULL, "memcached", NOM_UTILITY_REFUND, NOM_LOAD_SINGLE, 0,
-                              &now, why, sizeof why) == 1);
+                              NULL, 0, &now, why, sizeof why) == 1);
     now = serve(now, 0, 1);
     adapt_online_hold(&on, &now, 7); /* off the grid */
     EXPECT(on.arm == -1);
@@ -112,10 +120,43 @@ static int held_windows_teach_nothing(void)
     return 1;
 }
 
+/* With the idle poll budget as a second knob (--adapt-knob=idle-poll: every W at the default,
+ * 1 and 16 turns), does the learner find the best pair, W = 0 with 16 turns, within 60
+ * windows, and are a knob value of 0 and too many settings refused? */
+static int knob_is_learned_with_w(void)
+{
+    static const uint32_t turns[] = {1, 16}, bad[] = {0}, many[] = {1, 2, 3, 4, 5};
+    char why[200];
+    now = (struct nom_adapt_counters){0};
+    EXPECT(adapt_online_start(&on, NULL, "memcached", NOM_UTILITY_REFUND, NOM_LOAD_SINGLE, 0,
+                              turns, 2, &now, why, sizeof why) == 1);
+    EXPECT(on.learn.cfg.narms == 18 && adapt_online_knob(&on) == 0);
+    uint32_t w = 0, knob = 0;
+    on.price = 1;
+    for (int k = 0; k < 60; k++) {
+        int explore, has_rate;
+        double rate;
+        now = serve_knob(now, w, knob, 1);
+        w = adapt_online_window(&on, &now, WINDOW_S, 1, NOM_LOAD_SINGLE, 0, &explore, &rate,
+                                &has_rate);
+        knob = adapt_online_knob(&on);
+    }
+    double u;
+    int best = nom_learn_best(&on.learn, &u);
+    EXPECT(best >= 0 && on.learn.cfg.arms[best].w_us == 0 && on.learn.cfg.arms[best].knob == 16);
+    EXPECT(w == 0 && knob == 16);
+    EXPECT(adapt_online_start(&on, NULL, "m", NOM_UTILITY_REFUND, NOM_LOAD_SINGLE, 0, bad, 1,
+                              &now, why, sizeof why) == -EINVAL);
+    EXPECT(adapt_online_start(&on, NULL, "m", NOM_UTILITY_REFUND, NOM_LOAD_SINGLE, 0, many, 5,
+                              &now, why, sizeof why) == -EINVAL);
+    return 1;
+}
+
 int main(void)
 {
     RUN(counters_become_a_sample);
     RUN(price_moves_w_both_ways);
     RUN(held_windows_teach_nothing);
+    RUN(knob_is_learned_with_w);
     return failures != 0;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <nom/adapt.h>
+#include <nom/sched.h>
 
 #include "check.h"
 #include "fake_nom.h"
@@ -238,6 +239,21 @@ static int case_controller_load_from_requests(void)
     return 0;
 }
 
+/* Q: with --adapt-knob=idle-poll, does online mode start (implied) with libnom's default idle
+ * poll budget set and say it on the console, and is another knob name refused? */
+static int case_controller_idle_poll_knob(void)
+{
+    fake_reset();
+    fake_publish(1.0);
+    CHECK(start_with((const char *[]){"--adapt-knob=ring", NULL}, NULL) == -EINVAL);
+    CHECK(start_with((const char *[]){"--adapt-knob=idle-poll", NULL}, NULL) == 0);
+    struct nom_adapt_status st = status();
+    CHECK(st.online && st.idle_poll_turns == NOM_IDLE_POLL_TURNS_DEFAULT);
+    CHECK(fake_idle_poll_turns == NOM_IDLE_POLL_TURNS_DEFAULT);
+    CHECK(strstr(fake_console, "online penalty expected 0 u$/s) idle-poll 4 turns\n") != NULL);
+    return 0;
+}
+
 /* The controller is started once per process (its state is the application's): the cases that
  * start it run in their own process, so each begins from a fresh state. */
 static int case_controller_bad_options(void)
@@ -313,6 +329,7 @@ static const struct {
     { "controller_missed_notification", case_controller_missed_notification },
     { "controller_fixed", case_controller_fixed },
     { "controller_load_from_requests", case_controller_load_from_requests },
+    { "controller_idle_poll_knob", case_controller_idle_poll_knob },
     { "controller_bad_options", case_controller_bad_options },
     { "controller_bad_profile", case_controller_bad_profile },
     { "controller_w_scale", case_controller_w_scale },

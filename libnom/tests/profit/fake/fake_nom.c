@@ -16,6 +16,7 @@
 struct nom_bb_price fake_price;
 struct nom_bb_app_report fake_report;
 unsigned fake_reports, fake_conns, fake_in_flight, fake_w_sets;
+uint64_t fake_idle_poll_turns;
 int fake_net_up;
 uint32_t fake_w_us;
 char fake_console[8192];
@@ -39,11 +40,13 @@ static uint32_t fake_get_w(void) { return fake_net_up ? fake_w_us : 0; }
 static unsigned fake_active_conns(void) { return fake_conns; }
 long fake_fixed_w_us = -1;
 static long fake_fixed(void) { return fake_fixed_w_us; }
+static void fake_counters(struct nom_adapt_counters *out) { *out = (struct nom_adapt_counters){0}; }
 static const struct nom_adapt_stack fake_stack = {
     .active_conns = fake_active_conns,
     .set_batching_delay_us = fake_set_w,
     .batching_delay_us = fake_get_w,
     .fixed_batching_delay_us = fake_fixed,
+    .counters = fake_counters,
 };
 static unsigned fake_requests_in_flight(void) { return fake_in_flight; }
 static const struct nom_adapt_stack fake_counting_stack = {
@@ -52,6 +55,7 @@ static const struct nom_adapt_stack fake_counting_stack = {
     .set_batching_delay_us = fake_set_w,
     .batching_delay_us = fake_get_w,
     .fixed_batching_delay_us = fake_fixed,
+    .counters = fake_counters,
 };
 
 void fake_count_in_flight(void)
@@ -64,6 +68,7 @@ void fake_reset(void)
     memset(&fake_price, 0, sizeof fake_price);
     memset(&fake_report, 0, sizeof fake_report);
     fake_reports = fake_conns = fake_in_flight = fake_w_sets = 0;
+    fake_idle_poll_turns = 0;
     fake_net_up = 1;
     fake_w_us = 0;
     fake_fixed_w_us = -1;
@@ -130,6 +135,7 @@ int nom_price_subscribe(void (*on_change)(const struct nom_price *, void *), voi
 }
 
 /* libnom */
+void nom_sched_set_idle_poll_turns(uint64_t turns) { fake_idle_poll_turns = turns; }
 void nom_preempt_disable(void) {}
 void nom_preempt_enable(void) {}
 void nom_timer_add(struct nom_timer *t, uint64_t deadline, void (*fn)(void *), void *arg)
