@@ -57,24 +57,29 @@ class ExitGuestRun:
 
 @pytest.fixture
 def run_exit_guest(guest, tmp_path):
-    """run_exit_guest(word, cost_file, **args_for's keywords): boots the exit guest with a
-    modern virtio-net device and shared RAM, takes a ledger snapshot at READY, writes word
+    """run_exit_guest(word, cost_file, extra=(), before_word=None, **args_for's keywords):
+    boots the exit guest with a modern virtio-net device, shared RAM and `extra` QEMU
+    arguments, takes a ledger snapshot at READY, calls before_word(t) if given (t: the
+    time.monotonic() at which the host saw READY), writes word
     (exit_guest.c: GO or CLOCK) and waits for the guest to end."""
-    def run(word, cost_file=kvmcost.SKYLAKE, **kvmcost_args):
+    def run(word, cost_file=kvmcost.SKYLAKE, extra=(), before_word=None, **kvmcost_args):
         ledger = str(tmp_path / "ledger.json")
         ram_path = tmp_path / "guest-ram"
         ram_path.write_bytes(b"\0" * (MEMORY_MB << 20))
         handshake = symbol_address(guest, "handshake")
-        extra = kvmcost.args_for(cost_file, ledger, interval_ms=20, **kvmcost_args) + [
+        args = kvmcost.args_for(cost_file, ledger, interval_ms=20, **kvmcost_args) + [*extra,
             "-object", f"memory-backend-file,id=ram,size={MEMORY_MB}M,mem-path={ram_path},"
                        "share=on",
             "-machine", "memory-backend=ram",
             "-device", "virtio-net-pci,disable-legacy=on,disable-modern=off,romfile="]
-        vm = nomvm.VM(kernel=guest, memory_mb=MEMORY_MB, accel="tcg", extra_args=extra,
+        vm = nomvm.VM(kernel=guest, memory_mb=MEMORY_MB, accel="tcg", extra_args=args,
                       workdir=str(tmp_path), name="kvmcost", qemu=kvmcost.qemu_binary())
         with vm, open(ram_path, "r+b") as f, mmap.mmap(f.fileno(), 0) as ram:
             wait_for_word(ram, handshake, READY, vm)
+            ready_seen = time.monotonic()
             before = kvmcost.snapshot(ledger, str(tmp_path / "before.json"))
+            if before_word:
+                before_word(ready_seen)
             ram[handshake + 4:handshake + 8] = word.to_bytes(4, "little")
             status = vm.wait_exit(timeout=120)
             memory = bytes(ram)

@@ -4,7 +4,8 @@
  * every interrupt with its EOI. Or, when the host writes CLOCK instead of GO, the clock check
  * (test_clock.py): the guest's TSC over 10 ms of the PIT and over 10 ms of the LAPIC timer
  * (each the least of CLOCK_REPEAT, as a preempted vCPU thread only lengthens them), and over
- * CLOCK_KICKS kicks, stored in clock_ticks[] before the guest ends.
+ * CLOCK_KICKS kicks, stored in clock_ticks[] before the guest ends; clock_ticks[3] is the TSC
+ * from READY to the host's word (the host may stop and continue the VM in between).
  *
  * The firmware before it exits too, a number that varies between boots, so the guest does its
  * set-up, sets handshake[0] = READY and spins on handshake[1] (memory only: no exit) until
@@ -44,7 +45,9 @@
 #define TIMER_TICKS 5000        /* 5 us of QEMU's 1 GHz APIC clock (its reset divider is 1) */
 
 volatile uint32_t handshake[2];  /* the test finds it with nm */
-volatile uint64_t clock_ticks[3];  /* CLOCK: TSC over the PIT's 10 ms, the LAPIC's, the kicks */
+volatile uint64_t clock_ticks[4];  /* CLOCK: TSC over the PIT's 10 ms, the LAPIC's, the kicks,
+                                     * READY to the word */
+static uint64_t ready_tsc, word_tsc;
 static volatile uint32_t ipis, timer_interrupts;
 
 struct gate {
@@ -126,19 +129,21 @@ static volatile uint16_t *find_doorbell(void)
     return (volatile uint16_t *)((config_read(dev, bar) & ~0xfu) + config_read(dev, cap + 8));
 }
 
-static uint32_t wait_for_go(void)
-{
-    handshake[0] = READY;
-    while (handshake[1] != GO && handshake[1] != CLOCK)
-        ;
-    return handshake[1];
-}
-
 static inline uint64_t rdtsc(void)
 {
     uint32_t lo, hi;
     __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
     return (uint64_t)hi << 32 | lo;
+}
+
+static uint32_t wait_for_go(void)
+{
+    ready_tsc = rdtsc();
+    handshake[0] = READY;
+    while (handshake[1] != GO && handshake[1] != CLOCK)
+        ;
+    word_tsc = rdtsc();
+    return handshake[1];
 }
 
 static inline uint8_t inb(uint16_t port)
@@ -189,6 +194,7 @@ static void clock_check(volatile uint16_t *doorbell)
     for (int i = 0; i < CLOCK_KICKS; i++)
         *doorbell = 0;
     clock_ticks[2] = rdtsc() - t0;
+    clock_ticks[3] = word_tsc - ready_tsc;
     guest_exit(0);
 }
 
