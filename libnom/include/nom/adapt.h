@@ -64,12 +64,11 @@
  *   --adapt-trace                    one console line per sample with the load signals
  *                                    ("adapt-load: conns=.. in_flight=.. snapshots=..
  *                                    class=.."), for recording detector traces
- *   --adapt-w-scale=D                under an exit-cost model whose guest runs D times slower
- *                                    than the hardware it stands for (1..1000, default 1):
- *                                    every W the controller picks (profile, learner) is
- *                                    undilated and set on the stack as W x D; a fixed
- *                                    --batching-delay is in the guest's clock already, and
- *                                    the status and the board show W / D
+ *
+ * Time. W, latencies and the SLO are the hardware's microseconds, and so is the guest's clock,
+ * also under tools/kvmcost's exit-cost QEMU (it dilates the guest's clock by the D it slows the
+ * guest by): W is set on the stack as picked, and profiles measured under that model are read
+ * in the hardware's time (tools/profile's kvm_equivalent, applied by cgen.py).
  */
 #ifndef NOM_ADAPT_H
 #define NOM_ADAPT_H

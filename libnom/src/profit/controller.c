@@ -25,7 +25,6 @@ struct options {
     long fixed_w_us; /* -1: adaptive */
     int online;      /* --adapt-mode=online */
     int explicit_mode; /* --adapt-mode given */
-    double w_scale;    /* --adapt-w-scale: guest microseconds per undilated one */
     int trace;         /* --adapt-trace */
     int idle_poll_knob; /* --adapt-knob=idle-poll */
 };
@@ -39,7 +38,6 @@ static struct {
     struct nom_timer timer;
     struct adapt_online online; /* --adapt-mode=online only */
     uint64_t window_tsc;        /* start of the online window */
-    double w_scale;             /* W in the guest's clock = W picked x w_scale */
     int trace;                  /* --adapt-trace: a line per sample with the load signals */
     int idle_poll_knob;         /* --adapt-knob=idle-poll: online steers the idle poll too */
     unsigned ticks;             /* of the snapshot timer */
@@ -77,11 +75,6 @@ static int parse_one(const char *arg, struct options *o)
         o->online = strcmp(v, "online") == 0;
         return o->online || strcmp(v, "profile") == 0 ? 1 : -EINVAL;
     }
-    if ((v = value_of(arg, "--adapt-w-scale"))) {
-        char *end;
-        o->w_scale = strtod(v, &end);
-        return end != v && *end == '\0' && o->w_scale >= 1 && o->w_scale <= 1000 ? 1 : -EINVAL;
-    }
     return 0;
 }
 
@@ -93,8 +86,7 @@ static int parse_options(int *argc, char **argv, struct options *o)
         int r = parse_one(argv[i], o);
         if (r < 0) {
             fprintf(stderr, "adapt: bad option %s (--utility=penalty|refund|bonus, --adapt, "
-                            "--adapt-mode=profile|online, --adapt-knob=idle-poll, --adapt-trace, "
-                            "--adapt-w-scale=1..1000)\n", argv[i]);
+                            "--adapt-mode=profile|online, --adapt-knob=idle-poll, --adapt-trace)\n", argv[i]);
             return -EINVAL;
         }
         if (r == 0)
@@ -170,21 +162,12 @@ static void log_decision(const char *why)
         nom_sys_console_write(line, (uint64_t)n < sizeof line ? (uint64_t)n : sizeof line - 1);
 }
 
-/* Sets the stack's W to a W the controller picked (a profile's or the learner's, undilated),
- * in the guest's clock: under an exit-cost model the guest runs w_scale times slower than the
- * hardware it stands for, so its W is that many times longer (Gupta et al. NSDI'06, as
- * tools/experiment converts a fixed W). 0, or the stack's error. */
+/* Sets the stack's W to a W the controller picked (a profile's or the learner's). The W
+ * is the hardware's time and so is the guest's clock, under the exit-cost QEMU too (its guest
+ * clock is dilated by D, tools/kvmcost patches/0003): set as is. 0, or the stack's error. */
 static int apply_w(uint32_t w_us)
 {
-    double guest = w_us * ctl.w_scale;
-    return ctl.stack->set_batching_delay_us(guest >= NOM_ADAPT_MAX_W_US ? NOM_ADAPT_MAX_W_US
-                                                                        : (uint32_t)llround(guest));
-}
-
-/* A W of the stack (guest's clock) in the controller's undilated microseconds. */
-static uint32_t undilated(uint32_t guest_us)
-{
-    return (uint32_t)llround(guest_us / ctl.w_scale);
+    return ctl.stack->set_batching_delay_us(w_us);
 }
 
 /* --adapt-knob=idle-poll: the idle poll budget of the learner's setting (0: libnom's
@@ -398,7 +381,7 @@ static int check_start(const struct nom_adapt_profile *prof, const struct option
 
 int nom_adapt_start(int *argc, char **argv, const struct nom_adapt_profile *prof)
 {
-    struct options o = {.utility = NOM_UTILITY_PENALTY, .fixed_w_us = -1, .w_scale = 1};
+    struct options o = {.utility = NOM_UTILITY_PENALTY, .fixed_w_us = -1};
     const struct nom_adapt_stack *stack = nom_adapt_stack();
     if (ctl.st.started)
         return -EALREADY;
@@ -419,14 +402,13 @@ int nom_adapt_start(int *argc, char **argv, const struct nom_adapt_profile *prof
     ctl.prof = prof;
     ctl.stack = stack;
     ctl.params = nom_utility_defaults();
-    ctl.w_scale = o.w_scale;
     ctl.trace = o.trace;
     ctl.idle_poll_knob = o.idle_poll_knob;
     /* An idle server starts as "single": its first request is a lone one (nom/adapt.h). */
     nom_load_meter_init(&ctl.meter, NOM_LOAD_SINGLE);
     ctl.st = (struct nom_adapt_status){.started = 1, .adaptive = o.fixed_w_us < 0,
                                        .utility = o.utility, .load = NOM_LOAD_SINGLE,
-                                       .w_us = undilated(stack->batching_delay_us())};
+                                       .w_us = stack->batching_delay_us()};
     read_price();
     if (o.online)
         start_online(argv[0]);

@@ -262,7 +262,6 @@ static int case_controller_bad_options(void)
     CHECK(start_with((const char *[]){"--utility=greed", NULL}, NULL) == -EINVAL);
     CHECK(start_with((const char *[]){"--batching-delay=2000000", NULL}, NULL) == -EINVAL);
     fake_fixed_w_us = -1;
-    CHECK(start_with((const char *[]){"--adapt-w-scale=0.5", NULL}, NULL) == -EINVAL);
     CHECK(start_with((const char *[]){"--adapt", "--batching-delay=5", NULL}, NULL) == -EINVAL);
     fake_fixed_w_us = -1;
     fake_net_up = 0;
@@ -289,33 +288,6 @@ static int case_controller_bad_profile(void)
     return 0;
 }
 
-/* Q: with --adapt-w-scale=D (an exit-cost model's dilation), does the stack get the W picked
- * times D while the status and the board show the W picked? */
-static int case_controller_w_scale(void)
-{
-    fake_reset();
-    fake_publish(1.0);
-    CHECK(start_with((const char *[]){"--adapt-w-scale=4.5", NULL}, NULL) == 0);
-    fake_conns = 32;
-    CHECK(fake_sample() && fake_sample());
-    struct nom_adapt_status st = status();
-    CHECK(st.load == NOM_LOAD_MANY && st.w_us == 40 && fake_w_us == 180);
-    CHECK(fake_report.batching_delay_ns == 40000);
-    return 0;
-}
-
-/* Q: and is a fixed W, in the guest's clock already, set as given and rated as W / D? */
-static int case_controller_w_scale_fixed(void)
-{
-    fake_reset();
-    fake_publish(1.0);
-    CHECK(start_with((const char *[]){"--batching-delay=90", "--adapt-w-scale=4.5", NULL},
-                     NULL) == 0);
-    struct nom_adapt_status st = status();
-    CHECK(!st.adaptive && fake_w_us == 90 && st.w_us == 20 && st.has_rate);
-    return 0;
-}
-
 static const struct {
     const char *name;
     int (*fn)(void);
@@ -332,8 +304,6 @@ static const struct {
     { "controller_idle_poll_knob", case_controller_idle_poll_knob },
     { "controller_bad_options", case_controller_bad_options },
     { "controller_bad_profile", case_controller_bad_profile },
-    { "controller_w_scale", case_controller_w_scale },
-    { "controller_w_scale_fixed", case_controller_w_scale_fixed },
 };
 CHECK_CASES(cases)
 
