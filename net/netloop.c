@@ -59,24 +59,40 @@ static void netloop_timer_fired(void *arg)
     netloop_run();
 }
 
-/* lwIP's next timeout as a TSC deadline (0: none), recomputed only when lwIP's due time (its
- * own milliseconds, sys_now) changed, which under steady traffic is every 250 ms (tcp_tmr):
- * rebuilding it from now + sleep time on every call gave a new deadline each time, and with it
- * a timer-heap remove and insert per socket call (8 per NetPIPE message, about 1,200 of its
- * instructions: tools/bench/insn_profile.py --app netpipe --conns 1). */
+/* lwIP's next timeout as a TSC deadline (0: none). lwIP's due time (its own milliseconds)
+ * changes only when it adds or runs timeouts, which it never does without reading sys_now:
+ * while nomnet_sys_now_calls() stands, the deadline computed last stands, and neither lwIP nor
+ * the clock is asked again (a removed timeout, sys_untimeout, can leave it early: one wake-up
+ * that finds nothing due). Rebuilding it from now + sleep time on every socket call gave a new
+ * deadline each time and a timer-heap remove and insert with it (8 per NetPIPE message, about
+ * 1,200 of its instructions: tools/bench/insn_profile.py --app netpipe --conns 1). */
+static uint64_t lwip_due_tsc, lwip_due_seen = UINT64_MAX;
+
 static uint64_t netloop_lwip_deadline(void)
 {
     static u32_t due_ms;
-    static uint64_t due_tsc;
+    if (nomnet_sys_now_calls() == lwip_due_seen)
+        return lwip_due_tsc;
     u32_t sleep_ms = sys_timeouts_sleeptime();
-    if (sleep_ms == SYS_TIMEOUTS_SLEEPTIME_INFINITE)
-        return 0;
-    u32_t ms = nomnet_sys_now_last() + sleep_ms; /* the sys_now it read: the due time exactly */
-    if (due_tsc == 0 || ms != due_ms) {
-        due_ms = ms;
-        due_tsc = nom_tsc() + nom_us_to_tsc(sleep_ms * 1000ull);
+    if (sleep_ms == SYS_TIMEOUTS_SLEEPTIME_INFINITE) {
+        lwip_due_tsc = 0;
+    } else {
+        u32_t ms = nomnet_sys_now_last() + sleep_ms; /* the sys_now it read: the due time */
+        if (lwip_due_tsc == 0 || ms != due_ms) {
+            due_ms = ms;
+            lwip_due_tsc = nom_tsc() + nom_us_to_tsc(sleep_ms * 1000ull);
+        }
     }
-    return due_tsc;
+    lwip_due_seen = nomnet_sys_now_calls();
+    return lwip_due_tsc;
+}
+
+/* Runs lwIP's timeouts if one may be due: not before the deadline above while it stands. */
+static void netloop_check_timeouts(void)
+{
+    uint64_t due = netloop_lwip_deadline();
+    if (due && nom_tsc() >= due)
+        sys_check_timeouts();
 }
 
 /* Keeps one timer at the earliest of lwIP's next timeout, extra_deadline and, when the core is
@@ -110,7 +126,7 @@ int netloop_run(void)
     n = vnet_poll(loop_dev, netif_virtio_rx, loop_netif);
     if (n == -VNET_EIO)
         netloop_report_broken();
-    sys_check_timeouts();
+    netloop_check_timeouts();
     waiting = netif_virtio_tx_drain(loop_netif);
     vnet_tx_commit(loop_dev);
     netloop_rearm(waiting ? nom_tsc() + nom_us_to_tsc(NETLOOP_BACKLOG_RETRY_US) : 0, 0);

@@ -30,6 +30,9 @@ struct vnet *netloop_device(void);
 /* What sys_now() (sys_arch.c) returned last: with sys_timeouts_sleeptime() it gives lwIP's
  * next due time without a second clock read. */
 u32_t nomnet_sys_now_last(void);
+/* How many times sys_now() ran: lwIP reads it whenever it adds or runs timeouts
+ * (sys_timeout, sys_check_timeouts), so while the count stands its next due time stands too. */
+uint64_t nomnet_sys_now_calls(void);
 /* At exit (nom_net_start registers it with atexit): waits, at most a second, until the device
  * has taken every frame the stack sent, so the last answers are not lost to the reset the
  * kernel gives a NIC whose owner ended. Takes the stack lock itself. */
