@@ -22,13 +22,17 @@ class NomBenchDriver(NomDriver):
     """NomDriver whose image is one application alone (nhttpd for the benchmark), with
     --batching-delay=W."""
 
+    # More arguments for the application (e.g. insn_profile.py's --idle-poll-us=US).
+    guest_args = ()
+
     def __init__(self, accel):
         super().__init__(accel, price_port=None)
 
     def make_vm(self, app, variant, workdir, nic, extra_args):
         elf, args = APPS[app][:2]
         # W undilated under the exit-cost model (LabDriver.guest_us).
-        cmdline = " ".join([app, *args, f"--batching-delay={self.guest_us(variant['w_us']):g}"])
+        cmdline = " ".join([app, *args, f"--batching-delay={self.guest_us(variant['w_us']):g}",
+                            *self.guest_args])
         iso = make_iso(KERNEL, [(os.path.join(BUILD, elf), cmdline)],
                        os.path.join(workdir, "vm", "nom.iso"))
         self.image = {"modules": [f"{elf} {cmdline}"], "iso": iso}

@@ -19,6 +19,7 @@ interrupts per request; with --runs N (N boots) the top-level figures are the me
 groups and functions are the median run's.
 """
 import argparse
+import gzip
 import json
 import os
 import statistics
@@ -68,12 +69,20 @@ def parse_args(argv):
     ap.add_argument("--value-size", type=int,
                     help="memcached: nomload's value size in bytes (default: the experiment's "
                          "load, 32; issue 16 asks 1024)")
+    ap.add_argument("--idle-poll-us", type=int,
+                    help="the guest's idle poll budget in its microseconds (net's "
+                         "--idle-poll-us; default: the guest's own)")
+    ap.add_argument("--kvmcost", choices=("off", "skylake", "apicv"), default="off",
+                    help="run on tools/kvmcost's exit-cost QEMU with the guest clock dilated by "
+                         "the run's D, and add the ledger's exits per request (default off)")
     ap.add_argument("--output", help="results folder (default results/insn-profile-DATE-COMMIT)")
     args = ap.parse_args(argv)
     if args.w < 0 or args.conns < 1 or args.seconds < 1 or args.top < 1 or args.runs < 1:
         ap.error("--w must be >= 0, --conns, --seconds, --top and --runs >= 1")
     if args.value_size is not None and (args.app != "memcached" or args.value_size < 1):
         ap.error("--value-size is memcached's, >= 1")
+    if args.idle_poll_us is not None and args.idle_poll_us < 0:
+        ap.error("--idle-poll-us must be >= 0")
     return args
 
 
@@ -99,10 +108,13 @@ def run_guest(args, out):
     """Boots the application at W with the profile on and loads it, with a profile snapshot
     before and after the window. Returns (requests, requests/s, errors, the window's counters
     per request (vmcounters.per_request: instructions whole, idle and work, kicks, interrupts),
-    window instructions, (snapshot before, snapshot after))."""
+    window instructions, the window's profile rows (keep_window_profile))."""
     prepare()
     driver = NomBenchDriver("tcg")
     driver.profile_insns = True
+    driver.kvmcost_name = args.kvmcost
+    if args.idle_poll_us is not None:
+        driver.guest_args = (f"--idle-poll-us={args.idle_poll_us}",)
     variant = {"name": f"w={args.w}", "w_us": args.w}
     try:
         driver.start(args.app, variant, os.path.join(out, "raw"))
@@ -118,13 +130,31 @@ def run_guest(args, out):
     finally:
         driver.stop()
     per_req = vmcounters.per_request(before, after, requests)
-    return requests, rps, errors, per_req, after["insns"] - before["insns"], (first, last)
+    rows = keep_window_profile(os.path.join(out, "raw"), first, last)
+    return requests, rps, errors, per_req, after["insns"] - before["insns"], rows
 
 
-def analyse(app, snapshots, window_insns, requests, top):
-    """The window's profile (the difference of the two snapshots) by function and group."""
-    earlier, later = (guestprofile.read_profile(p) for p in snapshots)
-    rows = guestprofile.difference(later, earlier)
+# The one raw profile a run keeps: the load window's blocks, "VADDR NINSNS EXECS" as the
+# plugin writes them (guestprofile.parse_profile reads it), gzip-compressed.
+WINDOW_PROFILE = "profile-window.txt.gz"
+
+
+def keep_window_profile(raw, first, last):
+    """Replaces the plugin's three whole-run profiles (the snapshots before and after the
+    window and its dump at exit, each ~160 KB and the last two nearly equal) by the window's
+    difference, the one the analysis reads, in raw/WINDOW_PROFILE. Returns its rows."""
+    rows = guestprofile.difference(*(guestprofile.read_profile(p) for p in (last, first)))
+    with gzip.open(os.path.join(raw, WINDOW_PROFILE), "wt") as f:
+        f.writelines(f"{vaddr:x} {ninsns} {execs}\n" for vaddr, ninsns, execs in rows)
+    for path in (first, last, os.path.join(raw, "counters", "insn-profile.txt")):
+        if os.path.exists(path):
+            os.remove(path)
+    return rows
+
+
+def analyse(app, rows, window_insns, requests, top):
+    """The window's profile (rows: the difference of the two snapshots) by function and
+    group."""
     elfs = [KERNEL, os.path.join(BUILD, APPS[app][0])]
     totals = guestprofile.by_function(rows, guestprofile.Symbols(elfs, ["kernel:", ""]))
     whole = sum(totals.values())
@@ -143,16 +173,17 @@ def analyse(app, snapshots, window_insns, requests, top):
 
 # The figures of a run that --runs reports the median of.
 MEDIAN_KEYS = ("insns_per_req", "work_insns_per_req", "idle_insns_per_req", "idle_spins_per_req",
-               "notifies_per_req", "irqs_per_req", "exit_equiv_per_req")
+               "notifies_per_req", "irqs_per_req", "exit_equiv_per_req",
+               "ledger_exits_per_req", "ledger_irqs_per_req")
 
 
 def one_run(args, out):
     """One boot's result: its requests, counters per request and profile analysis."""
     os.makedirs(out, exist_ok=True)
-    requests, rps, errors, per_req, window, snapshots = run_guest(args, out)
+    requests, rps, errors, per_req, window, rows = run_guest(args, out)
     result = {"requests": requests, "requests_per_s": rps, "errors": errors,
               "per_request": {k: per_req.get(k) for k in MEDIAN_KEYS}}
-    result.update(analyse(args.app, snapshots, window, requests, args.top))
+    result.update(analyse(args.app, rows, window, requests, args.top))
     return result
 
 
@@ -173,6 +204,9 @@ def report(result):
           f"instructions = {m['work_insns_per_req']:.0f} work + {m['idle_insns_per_req']:.0f} idle "
           f"polling ({m['idle_spins_per_req']:.1f} empty turns); kicks {m['notifies_per_req']:.2f}, "
           f"interrupts {m['irqs_per_req']:.2f}")
+    if m["ledger_exits_per_req"] is not None:
+        print(f"exit-cost ledger per request: {m['ledger_exits_per_req']:.2f} exits, "
+              f"{m['ledger_irqs_per_req']:.2f} interrupts (every kind)")
     print(f"median run: {result['requests']} requests, {result['insns_per_req']:.0f} instructions "
           f"per request by the profile, which holds "
           f"{result['profile_insns'] / max(result['window_insns'], 1):.1%} of the window's")
@@ -194,7 +228,8 @@ def main(argv=None):
               "machine": describe("tcg", "plugin"),
               "settings": {"app": args.app, "w_us": args.w, "conns": args.conns,
                            "seconds": args.seconds, "runs": args.runs,
-                           "value_size": args.value_size},
+                           "value_size": args.value_size, "idle_poll_us": args.idle_poll_us,
+                           "kvmcost": args.kvmcost},
               "medians": medians, "median_run": median_run,
               "runs": [{k: r[k] for k in ("requests", "requests_per_s", "errors", "per_request")}
                        for r in runs]}

@@ -1,6 +1,7 @@
 """tools/bench/insn_profile.py on a real boot: one second of wrk against nom's nhttpd, profiled
 by function; does the profile name the stack's and the server's functions, and say how much
 of it the checksum is?"""
+import gzip
 import json
 import os
 import subprocess
@@ -8,7 +9,8 @@ import sys
 
 import pytest
 
-from bench.insn_profile import parse_args
+from bench.insn_profile import WINDOW_PROFILE, keep_window_profile, parse_args
+from vmcounters import guestprofile
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -20,6 +22,23 @@ def test_bad_flags_are_refused():
     for argv in (["--seconds", "0"], ["--w", "-1"], ["--conns", "0"], ["--runs", "0"]):
         with pytest.raises(SystemExit):
             parse_args(argv)
+
+
+@pytest.mark.unit
+def test_a_run_keeps_one_raw_profile_the_windows(tmp_path):
+    """The plugin's snapshots before and after the window and its dump at exit give way to
+    the window's difference, which reads back as the same rows."""
+    (tmp_path / "counters").mkdir()
+    before = tmp_path / "profile-before.txt"
+    after = tmp_path / "profile-after.txt"
+    before.write_text("401000 5 10\n402000 3 7\n")
+    after.write_text("401000 5 14\n402000 3 7\n403000 2 1\n")
+    (tmp_path / "counters" / "insn-profile.txt").write_text(after.read_text())
+    rows = keep_window_profile(str(tmp_path), str(before), str(after))
+    assert sorted(rows) == [(0x401000, 5, 4), (0x403000, 2, 1)]
+    with gzip.open(tmp_path / WINDOW_PROFILE, "rt") as f:
+        assert sorted(guestprofile.parse_profile(f.read())) == sorted(rows)
+    assert sorted(p.name for p in tmp_path.rglob("*.txt*")) == [WINDOW_PROFILE]
 
 
 @pytest.mark.boot
@@ -37,6 +56,11 @@ def test_one_second_profile_names_where_the_instructions_go(tmp_path):
     assert abs(m["work_insns_per_req"] + m["idle_insns_per_req"] - m["insns_per_req"]) < 1
     # the profile's window and the counter's agree, up to the instants they were taken at
     assert 0.8 < result["profile_insns"] / result["window_insns"] < 1.25
+    # one raw profile is kept, the window's, and it is the one the figures come from
+    with gzip.open(tmp_path / "raw" / WINDOW_PROFILE, "rt") as f:
+        rows = guestprofile.parse_profile(f.read())
+    assert sum(n * e for _, n, e in rows) == result["profile_insns"]
+    assert not [p.name for p in tmp_path.rglob("*.txt") if "profile" in p.name]
     names = {f["function"] for f in result["top_functions"]}
     assert "tcp_input" in names  # the stack's receive path runs for every request
     shares = {name.split(" ")[0]: g["share"] for name, g in result["groups"].items()}
