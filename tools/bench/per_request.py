@@ -27,6 +27,9 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(prog="per_request.py", description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3, help="boots per application (default 3)")
     ap.add_argument("--seconds", type=int, default=10, help="load window (default 10)")
+    ap.add_argument("--kvmcost", choices=("off", "skylake", "apicv"), default="off",
+                    help="run on tools/kvmcost's exit-cost QEMU (dilated guest clock) and add "
+                         "the ledger's exits per request (default off)")
     ap.add_argument("--output", help="results folder (default results/per-request-DATE-COMMIT)")
     args = ap.parse_args(argv)
     if args.runs < 1 or args.seconds < 1:
@@ -40,15 +43,22 @@ def _fmt(value, digits=0):
     return "-" if value is None else f"{value:,.{digits}f}"
 
 
+def _load(result):
+    """The 1-minute load averages at the start and the end, "a -> b"."""
+    load = result.get("host_load_avg", {})
+    return " -> ".join(f"{load[k][0]:.1f}" for k in ("start", "end") if k in load)
+
+
 def markdown(result):
     m = result["machine"]
     lines = [f"# nom's cost per request, {m['accel'].upper()} (issue 16)", "",
              f"{m['date_utc']}, commit {m['commit']}{' (dirty)' if m['dirty'] else ''}, "
              f"{m['cpu_model']}, {m['cpus']} CPUs, {m['qemu']}; one connection, W = 0, "
              f"{result['settings']['seconds']} s windows, medians of "
-             f"{result['settings']['runs']} boots (tools/bench/per_request.py).", "",
+             f"{result['settings']['runs']} boots (tools/bench/per_request.py); host load "
+             f"{_load(result)}; exit-cost model {result['settings'].get('kvmcost', 'off')}.", "",
              "| application | instructions/req | work | idle polling | idle turns | target work "
-             "| kicks/req | irqs/req |", "|" + "---|" * 8]
+             "| kicks/req | irqs/req | exits/req (ledger) |", "|" + "---|" * 9]
     for name, _, target in CASES:
         r = result["apps"][name]
         if "error" in r:
@@ -58,10 +68,13 @@ def markdown(result):
         lines.append("| " + " | ".join([
             name, _fmt(md["insns_per_req"]), _fmt(md["work_insns_per_req"]),
             _fmt(md["idle_insns_per_req"]), _fmt(md["idle_spins_per_req"], 1), _fmt(target),
-            _fmt(md["notifies_per_req"], 2), _fmt(md["irqs_per_req"], 2)]) + " |")
+            _fmt(md["notifies_per_req"], 2), _fmt(md["irqs_per_req"], 2),
+            _fmt(md.get("ledger_exits_per_req"), 2)]) + " |")
     lines += ["", "Instructions are the guest's, counted by the TCG plugin (tools/vmcounters): "
               "they do not depend on the emulator's speed or the host's load. Idle polling is "
-              "libnom's empty idle turns, marked for the plugin; work is the rest.", ""]
+              "libnom's empty idle turns, marked for the plugin; work is the rest. Exits come "
+              "from the exit-cost QEMU's ledger (--kvmcost), every kind. Each boot keeps one "
+              "raw profile, its load window's (APP/runN/raw/profile-window.txt.gz).", ""]
     return "\n".join(lines)
 
 
@@ -70,13 +83,15 @@ def main(argv=None):
     out = os.path.abspath(args.output or stamped_output("per-request"))
     os.makedirs(out, exist_ok=True)
     result = {"benchmark": "nom per-request cost (issue 16)", "machine": describe("tcg", "plugin"),
-              "settings": {"runs": args.runs, "seconds": args.seconds, "w_us": 0, "conns": 1},
-              "apps": {}}
+              "settings": {"runs": args.runs, "seconds": args.seconds, "w_us": 0, "conns": 1,
+                           "kvmcost": args.kvmcost},
+              "apps": {}, "host_load_avg": {"start": list(os.getloadavg())}}
     failed = False
     for name, extra, target in CASES:
         folder = os.path.join(out, name)
         argv = extra + ["--conns", "1", "--w", "0", "--runs", str(args.runs),
-                        "--seconds", str(args.seconds), "--output", folder]
+                        "--seconds", str(args.seconds), "--kvmcost", args.kvmcost,
+                        "--output", folder]
         try:
             insn_profile.main(argv)
             with open(os.path.join(folder, "insn-profile.json")) as f:
@@ -84,6 +99,7 @@ def main(argv=None):
         except Exception as e:  # noqa: BLE001 -- one failed application must not lose the others
             result["apps"][name] = {"error": f"{type(e).__name__}: {e}"}
             failed = True
+    result["host_load_avg"]["end"] = list(os.getloadavg())
     with open(os.path.join(out, "per-request.json"), "w") as f:
         json.dump(result, f, indent=1)
     with open(os.path.join(out, "per-request.md"), "w") as f:
