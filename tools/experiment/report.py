@@ -76,10 +76,13 @@ class Report:
         return name
 
     def stat(self, app, guest, variant, phase, name):
-        """fmt_stat of a figure; "none measured" when the cell ran but never measured it."""
+        """fmt_stat of a figure; "none measured" when the cell ran but never measured it,
+        "failed" when its every run failed (the report's table of cells says why)."""
         s = self.a.figure(app, guest, variant, phase, name)
         if s[2] == 0 and self.a.runs(app, guest, variant):
             return "none measured"
+        if s[2] == 0 and any(r.startswith("failed") for r in self.a.reasons(app, guest, variant)):
+            return "failed"
         return fmt_stat(s)
 
     def not_run_text(self, app, guest, variant=None):

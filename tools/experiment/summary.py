@@ -14,6 +14,7 @@ from profit import KINDS
 
 from .analysis import stats
 from .report import Report, fmt, fmt_stat
+from . import resume
 from .resume import missing
 
 MARKERS = ("<!-- experiment-summary:begin (run.py --report-only DIR --update-readme README.md) -->",
@@ -83,7 +84,21 @@ def table(folder):
         for kind in KINDS:
             lines.append(_row(rep, app_label, f"profit, {kind} ($/run)", cols, labels,
                               lambda g, v: fmt_stat(rep.a.profit(app, g, v, kind))))
-    return lines + [""]
+    return lines + [""] + _not_ok(rep)
+
+
+def _not_ok(rep):
+    """A line per cell with runs that failed or did not run, its first reason shortened."""
+    seen = {}
+    for r in rep.a.not_ok:
+        if resume.is_complete(r) or r["status"] == "not run":
+            key = (r["app"], f"{r['guest']}-{r['variant']['name']}", r["status"])
+            seen.setdefault(key, " ".join(r.get("reason", "").split()))
+    if not seen:
+        return []
+    return (["Cells with runs that failed or did not run (their reasons in full: the report):",
+             ""] + [f"- {app} {key}: {status}: {reason[:160]}{'...' if len(reason) > 160 else ''}"
+                    for (app, key, status), reason in sorted(seen.items())] + [""])
 
 
 def _shown(folder):

@@ -80,6 +80,7 @@ def test_wait_ready_reports_a_guest_that_ended(tmp_path):
             osvguest.wait_ready(vm, timeout=60)
 
 
+@pytest.mark.unit
 def test_a_halted_osv_is_seen_on_its_console():
     assert osvguest.halted("OSv v0.57.0\nNeither paravirtual clock nor HPET is available.\n"
                            "Halting.\n")
