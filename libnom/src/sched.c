@@ -15,13 +15,10 @@
 struct nom_cpu nom_cpu0;
 
 static uint64_t slice_us = 10000;
-/* The idle poll's budget: a number of turns (one turn polls every hook once: about 600 guest
- * instructions with net's loop, tools/bench/insn_profile.py --app netpipe --conns 1) or a time,
- * whichever was set last. Turns by default: unlike time they bound the spin alike on hardware
- * and under an emulator that runs the guest 10-30x slower (TCG), where the old default of
- * 50 us spun 14 empty turns per NetPIPE message, 8,700 of its 21,600 instructions, and saved
- * no interrupt against 4 turns (sched.h has the figures). */
-static uint64_t idle_poll_turns = NOM_IDLE_POLL_TURNS_DEFAULT, idle_poll_us = UINT64_MAX;
+/* The idle poll's budget: a number of turns (one turn polls every hook once: about 300 guest
+ * instructions with net's loop) or a time, whichever was set last; by default a time,
+ * NOM_IDLE_POLL_US_DEFAULT (sched.h has the figures it was chosen by). */
+static uint64_t idle_poll_turns = UINT64_MAX, idle_poll_us = NOM_IDLE_POLL_US_DEFAULT;
 static struct nom_idle_hook *hooks;
 static struct {
     uint64_t cookie;

@@ -56,11 +56,32 @@ struct nom_timer {
 void nom_idle_hook_add(struct nom_idle_hook *hook);
 /* The idle poll budget, in turns or in time, whichever was set last. Turns: how many times at
  * most every hook is polled (0 and 1 both mean once) before arming interrupts and blocking.
- * Default 4 turns: NetPIPE 1 KiB ping-pong under TCG, guest instructions per message work +
- * idle polling and interrupts per message (python3 tools/bench/insn_profile.py --app netpipe
- * --conns 1 --seconds 10 --runs 3, medians): 1 turn 13,277 + 514 and 0.77; 4 turns 12,900 +
- * 1,809 and 0.68; 16 turns 13,238 + 6,142 and 0.61; 64 turns 12,630 + 10,881 and 0.62; the
- * old 50 us 13,198 + 8,686 and 0.70. Time: how long idle hooks poll, whatever the turns. */
+ * Time: how long idle hooks poll, in the guest's microseconds, whatever the turns.
+ *
+ * Default: 50 us of time (issue 16: spin at most about a real host's round trip of a single
+ * client, then arm the interrupt and halt; KVM's own halt polling waits up to 200 us). Time,
+ * not turns, because under the exit-cost model the guest's clock is dilated by D (tools/kvmcost,
+ * guest time = wall / D) and then its microseconds are a KVM host's: the budget means there
+ * what it would mean on hardware. NetPIPE 1 KiB ping-pong, one client, W = 0, per message:
+ * work + idle polling guest instructions, interrupts, and the ledger's exits (every kind)
+ * (python3 tools/bench/insn_profile.py --app netpipe --conns 1 --seconds 10 --runs 3
+ * [--idle-poll-us US] [--kvmcost skylake], medians; TCG, host load 4-5 on 2 cores):
+ *
+ *   budget    exit-cost model, D 4.7               raw TCG (clock not dilated)
+ *   4 turns   7,349 + 817,    0.53 irq, 2.11 exits  7,328 + 940,   0.65 irq
+ *   25 us     7,259 + 21,956, 0.30 irq, 1.63 exits  7,302 + 3,866, 0.56 irq
+ *   50 us     7,181 + 25,047, 0.25 irq, 1.51 exits  7,205 + 6,408, 0.46 irq
+ *   100 us    7,111 + 33,832, 0.12 irq, 1.25 exits  7,021 + 9,951, 0.30 irq
+ *
+ * memcached "single" on the same model (tools/kvmcost/results/README.md, idle-poll check):
+ * 0, 20, 50, 200 us gave 3.04, 2.26, 1.14, 1.23 exits and 1.01, 0.62, 0.06, 0.11 interrupts
+ * per request. 50 us halves NetPIPE's interrupts and HLT wake-ups of 4 turns where exits are
+ * priced; 100 us would cut them again but spins past a hardware host's round trip (20-50 us)
+ * for the slow tail of this loaded host's. Idle polling is never work (the plugin counts it
+ * apart).
+ * NOM_IDLE_POLL_TURNS_DEFAULT is the turns budget used before (and the controller's knob,
+ * libnom/src/profit, still offers it as a setting). */
+#define NOM_IDLE_POLL_US_DEFAULT 50
 #define NOM_IDLE_POLL_TURNS_DEFAULT 4
 void nom_sched_set_idle_poll_turns(uint64_t turns);
 void nom_sched_set_idle_poll_us(uint64_t us);

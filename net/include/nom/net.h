@@ -21,7 +21,7 @@
  *                    (nom/adapt.h) keeps this W fixed instead of adapting it
  *   --idle-poll-us=US  how long an idle core keeps polling the NIC before it re-enables the
  *                      interrupt and blocks (the poll/interrupt switch; default: libnom's
- *                      budget of 4 turns, nom/sched.h). Longer: fewer interrupts and wake-ups
+ *                      budget of 50 us, nom/sched.h). Longer: fewer interrupts and wake-ups
  *                      under bursty load, more CPU spent spinning; 0: interrupt mode as soon as
  *                      the core is idle.
  *   --no-csum-offload  the NIC's checksum offload stays off (else vnet_config.csum_offload):
