@@ -276,11 +276,14 @@ class StopAfter(Exception):
 
 def run_pass(todo, p, plan, guests, res, progress, deadline=None):
     """Runs todo ([(run, cell)] of pass p) into res. Each run's earlier, unfinished attempt is
-    removed first. Raises StopAfter before a run estimated to end after deadline (monotonic)."""
+    removed first. Raises StopAfter before a run estimated to end after deadline (monotonic),
+    but for the session's first."""
     for driver in guests.values():
         driver.kvmcost_name = p.kvmcost  # LabDriver's; a MissingDriver ignores it
     for run, cell in todo:
-        if (deadline is not None and _can_run(guests[cell.guest], cell, p.kvmcost)
+        # A session starts at least one run (a run longer than --stop-after would stall).
+        if (deadline is not None and progress.done and _can_run(guests[cell.guest], cell,
+                                                                 p.kvmcost)
                 and time.monotonic() + plan.cell_estimate_s(cell) > deadline):
             raise StopAfter()
         res.clear_run(cell, run)
@@ -382,6 +385,8 @@ def main(argv=None):
             lines.append(f"resume {out}: {len(left)} of "
                          f"{sum(len(plan.schedule(p.runs)) for p in plan.passes())} runs left, "
                          f"estimated {fmt_duration(_estimate(plan, todo, runnable))}")
+        if args.stop_after:
+            lines += session_split(plan, todo, runnable, args.stop_after * 3600)
         print("\n".join(lines + ([osv] if osv else [])))
         return 0
     accel, reason = choose_accel()
@@ -430,6 +435,24 @@ def main(argv=None):
         print(f"experiment: continue with: python3 tools/experiment/run.py --resume {out}",
               file=sys.stderr)
     return {"complete": 0, "interrupted": 130, "stop-after": 3}[end]
+
+
+def session_split(plan, todo, runnable, session_s):
+    """The lines that say how the runs left split into sessions of session_s (--stop-after):
+    each session starts runs in plan order while their estimates fit."""
+    sessions, used = [[0, 0.0]], 0.0
+    for p, _, runs in todo:
+        for _, cell in runs:
+            cost = plan.cell_estimate_s(cell) if runnable(cell, p.kvmcost) else 0.0
+            if used + cost > session_s and sessions[-1][0]:
+                sessions.append([0, 0.0])
+                used = 0.0
+            sessions[-1][0] += 1
+            sessions[-1][1] += cost
+            used += cost
+    return [f"session {i} (--stop-after {session_s / 3600:g}"
+            f"{'' if i == 1 else ', then --resume'}): {n} runs, ~{fmt_duration(t)}"
+            for i, (n, t) in enumerate(sessions, 1)]
 
 
 def _estimate(plan, todo, runnable):

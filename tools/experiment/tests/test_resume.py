@@ -141,8 +141,22 @@ def test_resume_refuses_another_plan_and_accepts_the_same_flags(fake, tmp_path, 
 
 def test_stop_after_starts_no_run_that_would_end_too_late(fake, tmp_path, capsys):
     out = str(tmp_path / "run")
+    # each session starts one run however short --stop-after is (else it would never end)
     assert runner.main(PLAN_ARGS + ["--output", out, "--stop-after", "0.0001"]) == 3
-    assert starts(fake) == [] and "--resume" in capsys.readouterr().err
+    assert len(starts(fake)) == 1 and "--resume" in capsys.readouterr().err
     assert runner.main(["--plan", "--resume", out]) == 0
-    assert f"resume {out}: {RUNS} of {RUNS} runs left" in capsys.readouterr().out
+    assert f"resume {out}: {RUNS - 1} of {RUNS} runs left" in capsys.readouterr().out
     assert runner.main(["--resume", out]) == 0 and len(starts(fake)) == RUNS
+
+
+def test_plan_splits_what_is_left_into_sessions(fake, tmp_path, capsys):
+    """--plan --stop-after H: how many runs each session of H hours starts (estimates: 2 s +
+    the guest's overhead a run), then --resume for the next."""
+    assert runner.main(PLAN_ARGS + ["--plan", "--stop-after", "0.05"]) == 0  # 180 s
+    out = capsys.readouterr().out
+    # linux 2 + 35 s, nom 2 + 15 s: runs of 37, 17, 37, 17 s fit in one 180 s session
+    assert "session 1 (--stop-after 0.05): 4 runs, ~1m48s" in out
+    assert runner.main(PLAN_ARGS + ["--plan", "--stop-after", "0.01"]) == 0  # 36 s
+    out = capsys.readouterr().out
+    assert "session 1 (--stop-after 0.01): 1 runs" in out
+    assert "session 4 (--stop-after 0.01, then --resume): 1 runs, ~0m17s" in out
