@@ -1,9 +1,9 @@
 /* adapt_stack.c: what the stack lends libnom's profit-maximizing controller (nom/adapt.h,
  * struct nom_adapt_stack): the batching delay knob of nom/net.h, the counts of active TCP
  * connections and of requests in flight, read on lwIP's own list (NO_SYS=1, net/README.md:
- * the stack's lock is nom_preempt_disable). lwIP stamps pcb->tmr with tcp_ticks (one tick per TCP_SLOW_INTERVAL,
- * 500 ms) on every segment a connection receives (tcp_in.c), which is exactly "a user is
- * talking on it" without any counter of our own on the data path. */
+ * the stack's lock is nom_preempt_disable). lwIP stamps pcb->tmr with tcp_ticks (one tick per
+ * TCP_SLOW_INTERVAL, 500 ms) on every segment a connection receives (tcp_in.c), which is
+ * exactly "a user is talking on it" without any counter of our own on the data path. */
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/tcp.h"
 #include <nom/adapt.h>

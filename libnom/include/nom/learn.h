@@ -1,8 +1,8 @@
 /*
  * nom/learn.h: the online learner of the batching controller (issue 12): it estimates, while
  * the application serves, what each setting of the data path (a batching delay W, or a tuple
- * of W and another knob: --adapt-knob=idle-poll, nom/adapt.h) gives in throughput, latency, jitter and exits per request, and
- * picks the setting that maximizes the application's utility at the current price and load.
+ * of W and another knob: --adapt-knob=idle-poll, nom/adapt.h) gives in throughput, latency,
+ * jitter and exits per request, and picks the setting that maximizes the application's utility at the current price and load.
  * It is pure C (no I/O, no nom dependency beyond nom/adapt.h's types), host-tested.
  *
  * Contract. The caller owns time: it runs the setting nom_learn_next() names for one window

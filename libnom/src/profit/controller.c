@@ -86,7 +86,8 @@ static int parse_options(int *argc, char **argv, struct options *o)
         int r = parse_one(argv[i], o);
         if (r < 0) {
             fprintf(stderr, "adapt: bad option %s (--utility=penalty|refund|bonus, --adapt, "
-                            "--adapt-mode=profile|online, --adapt-knob=idle-poll, --adapt-trace)\n", argv[i]);
+                            "--adapt-mode=profile|online, --adapt-knob=idle-poll, "
+                            "--adapt-trace)\n", argv[i]);
             return -EINVAL;
         }
         if (r == 0)

@@ -1,6 +1,7 @@
 /* fake_nom.c: host stand-ins for what libnom's controller calls on nom (fake_nom.h): a
  * one-timer "clock" the test advances, the price subscription (nom/price.h) over price slot 0,
- * a registered stack's W, connection count and requests in flight, the app report and the console. */
+ * a registered stack's W, connection count and requests in flight, the app report and the
+ * console. */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
