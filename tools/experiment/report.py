@@ -104,6 +104,11 @@ class Report:
                 cols.append((g, v, GUEST_LABEL[g] + ("" if v == "default" else f" {v}")))
         return cols
 
+    def every_phase(self):
+        """(app, guest, variant, label, phase) of every column of every application."""
+        return [(app, g, v, label, phase) for app in self.apps
+                for g, v, label in self.columns(app) for phase in PHASES]
+
     def color(self, guest, variant):
         return COLORS.get(guest if variant in ("default", "adaptive") or guest == "nom"
                           else f"{guest} {variant}", "#937860")
@@ -394,13 +399,11 @@ class Report:
                  "CPI / f + the ledger's exit cost per request (kvmmodel.py).", "",
                  "| app | OS | phase | D | ops/s raw | ops/s KVM-eq | latency us raw | "
                  "latency us KVM-eq | projected us/req |", "|---|---|---|---|---|---|---|---|---|")
-        for app in self.apps:
-            for g, v, label in self.columns(app):
-                for phase in PHASES:
-                    cells = [self.stat(app, g, v, phase, k) for k in
-                             ("dilation", "ops_s", "ops_s_kvm", "latency_us", "latency_kvm_us",
-                              "projected_us_per_req")]
-                    self.out(f"| {app} | {label} | {phase} | " + " | ".join(cells) + " |")
+        for app, g, v, label, phase in self.every_phase():
+            cells = [self.stat(app, g, v, phase, k) for k in
+                     ("dilation", "ops_s", "ops_s_kvm", "latency_us", "latency_kvm_us",
+                      "projected_us_per_req")]
+            self.out(f"| {app} | {label} | {phase} | " + " | ".join(cells) + " |")
         self.out("")
 
     def static_vs_adaptive(self):
@@ -512,16 +515,14 @@ class Report:
                  "it is a lower bound on per-request time; see tools/experiment/kvmmodel.py.", "",
                  "| app | OS | phase | instructions/req | exits/req | projected us/req "
                  "(low-high) |", "|---|---|---|---|---|---|")
-        for app in self.apps:
-            for g, v, label in self.columns(app):
-                for phase in PHASES:
-                    ins = self.a.figure(app, g, v, phase, "insns_per_req")[0]
-                    ex = self.a.figure(app, g, v, phase, "exits_per_req")[0]
-                    p = kvmmodel.project(ins, ex, m)
-                    proj = "not measured" if p["us"] is None else (
-                        f"{fmt(p['us'])} ({fmt(p['low'])}-{fmt(p['high'])})")
-                    self.out(f"| {app} | {label} | {phase} | {fmt(ins)} | {fmt(ex)} | "
-                             f"{proj} |")
+        for app, g, v, label, phase in self.every_phase():
+            ins = self.a.figure(app, g, v, phase, "insns_per_req")[0]
+            ex = self.a.figure(app, g, v, phase, "exits_per_req")[0]
+            p = kvmmodel.project(ins, ex, m)
+            proj = "not measured" if p["us"] is None else (
+                f"{fmt(p['us'])} ({fmt(p['low'])}-{fmt(p['high'])})")
+            self.out(f"| {app} | {label} | {phase} | {fmt(ins)} | {fmt(ex)} | "
+                     f"{proj} |")
         self.out("")
 
 
