@@ -51,14 +51,23 @@ def phase_figures(fig):
     return out
 
 
-def measurements(record, change_at_s):
-    """The run as profit.Measurement intervals, or None without throughput or latency."""
+def measurements(record, change_at_s, kvm=False):
+    """The run as profit.Measurement intervals, or None without throughput or latency.
+    kvm: in KVM-equivalent units (the dilated model of kvmmodel.py: Gbit/s x D, latency and
+    jitter / D), None for a phase without D. The intervals keep the run's wall-clock phases,
+    so each run is valued as the same 120 s of a hardware host serving at its measured
+    KVM-equivalent rates, whatever its D."""
     out = []
     for phase, offset in (("many", 0.0), ("single", change_at_s)):
         fig = record["phases"].get(phase)
         if not fig:
             continue
         pieces = phase_measurements(fig)
+        if pieces and kvm:
+            d = (fig.get("kvmcost") or {}).get("dilation")
+            if not d:
+                return None
+            pieces = [(a, b, t * d, lat / d, sd / d) for a, b, t, lat, sd in pieces]
         if pieces is None:
             return None
         out += [Measurement(offset + a, offset + b, t, lat, sd) for a, b, t, lat, sd in pieces]
@@ -94,9 +103,9 @@ def phase_measurements(fig):
     return pieces
 
 
-def record_profit(record, plan, params):
-    """{kind: $} of one run, or None if the run lacks throughput or latency."""
-    ms = measurements(record, plan["change_at_s"])
+def record_profit(record, plan, params, kvm=False):
+    """{kind: $} of one run, or None if the run lacks throughput or latency (kvm: or D)."""
+    ms = measurements(record, plan["change_at_s"], kvm)
     if not ms:
         return None
     schedule = Schedule.parse(plan["schedule_text"])
@@ -129,11 +138,18 @@ class Analysis:
     def __init__(self, records, plan_json):
         self.plan = plan_json
         self.params = params_of(plan_json)
+        # Under an exit-cost model a run's profit is valued in KVM-equivalent figures: the
+        # units the guests' own clocks (dilated) and nom's controller decide in, and the only
+        # ones in which the SLO and the utility's rates mean what the paper means. The profit
+        # of the raw TCG figures is kept beside it (profit_raw, profit.csv's *_raw columns).
+        self.kvm = plan_json.get("kvmcost", "off") != "off"
         self.ok = [r for r in records if r["status"] == "ok"]
         self.not_ok = [r for r in records if r["status"] != "ok"]
         for r in self.ok:
             r["derived"] = {p: phase_figures(f) for p, f in r["phases"].items()}
-            r["profit"] = record_profit(r, plan_json, self.params)
+            r["profit_raw"] = record_profit(r, plan_json, self.params)
+            r["profit"] = (record_profit(r, plan_json, self.params, kvm=True) if self.kvm
+                           else r["profit_raw"])
 
     # -- selection -------------------------------------------------------------------------
     def runs(self, app, guest, variant):
@@ -145,14 +161,16 @@ class Analysis:
         return stats([r["derived"].get(phase, {}).get(name)
                       for r in self.runs(app, guest, variant)])
 
-    def profit(self, app, guest, variant, kind):
-        """(mean, stddev, n) of a run's profit under utility kind. nom "adaptive" stands for the
+    def profit(self, app, guest, variant, kind, raw=False):
+        """(mean, stddev, n) of a run's profit under utility kind (raw: from the raw TCG
+        figures; else in the pass's verdict units, see __init__). nom "adaptive" stands for the
         run that adapted for kind (plan.adaptive_variant) when that variant ran."""
         if guest == "nom" and variant == "adaptive":
             own = adaptive_variant(kind)["name"]
             if self.runs(app, guest, own):
                 variant = own
-        return stats([(r["profit"] or {}).get(kind) for r in self.runs(app, guest, variant)])
+        key = "profit_raw" if raw else "profit"
+        return stats([(r[key] or {}).get(kind) for r in self.runs(app, guest, variant)])
 
     def reasons(self, app, guest, variant=None):
         """Distinct reasons why (app, guest[, variant]) did not run or failed."""

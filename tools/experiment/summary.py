@@ -81,9 +81,14 @@ def table(folder):
                 lines.append(_row(rep, app_label, title.replace(" (", ", KVM-equivalent ("),
                                   cols, labels,
                                   lambda g, v: rep.stat(app, g, v, phase, kvm_name)))
-        for kind in KINDS:
-            lines.append(_row(rep, app_label, f"profit, {kind} ($/run)", cols, labels,
+        for kind in KINDS:  # analysis.Analysis says in which units a pass values profit
+            lines.append(_row(rep, app_label, f"profit, {kind} ($/run"
+                              + (", KVM-equivalent)" if rep.a.kvm else ")"), cols, labels,
                               lambda g, v: fmt_stat(rep.a.profit(app, g, v, kind))))
+            if rep.a.kvm:
+                lines.append(_row(rep, app_label, f"profit, {kind} ($/run, raw TCG)", cols,
+                                  labels,
+                                  lambda g, v: fmt_stat(rep.a.profit(app, g, v, kind, raw=True))))
     return lines + [""] + _not_ok(rep)
 
 

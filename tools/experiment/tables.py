@@ -28,8 +28,10 @@ def write_tables(folder):
                            + tuple(d[c] for c in FIGURE_COLUMNS))
     with open(os.path.join(res.path, "profit.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(key + KINDS)
+        raw = tuple(f"{k}_raw" for k in KINDS) if a.kvm else ()  # analysis.Analysis: units
+        w.writerow(key + KINDS + raw)
         for r in a.ok:
-            p = r["profit"] or {}
+            p, p_raw = r["profit"] or {}, r["profit_raw"] or {}
             w.writerow((r["app"], r["guest"], r["variant"]["name"], r["run"])
-                       + tuple(p.get(k) for k in KINDS))
+                       + tuple(p.get(k) for k in KINDS)
+                       + (tuple(p_raw.get(k) for k in KINDS) if a.kvm else ()))

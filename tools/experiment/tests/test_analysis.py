@@ -7,7 +7,8 @@ from experiment.plan import Plan
 
 pytestmark = pytest.mark.unit
 
-PLAN = dict(Plan(duration_s=120, change_at_s=60).to_json())
+# The stock QEMU's units (raw figures); test_profit_under_the_exit_cost_model has the other.
+PLAN = dict(Plan(duration_s=120, change_at_s=60, kvmcost="off").to_json())
 
 
 def fig(ops, seconds, bytes_out, mean, sd, exits=None, insns=None):
@@ -38,6 +39,24 @@ def test_run_profit_from_phases():
     a = Analysis([r], PLAN)
     assert a.profit("memcached", "linux", "default", "penalty") == (pytest.approx(1440.0), 0.0, 1)
     assert [(m.start_s, m.end_s) for m in measurements(r, 60)] == [(0, 60), (60, 120)]
+
+
+def test_profit_under_the_exit_cost_model_is_valued_in_kvm_equivalent_figures():
+    # The same run measured with D = 4 in both phases: valued as 4 Gbit/s at 100 us (many)
+    # and 2 Gbit/s at 25 us (single) over the same wall-clock phases; penalty:
+    # 60 x 4 x 19 + 60 x 2 x 10 = 5760. The raw figures' profit (1440) is kept beside it.
+    many, single = fig(1, 60, 7.5e9, 400, 0), fig(1, 60, 3.75e9, 100, 0)
+    for phase in (many, single):
+        phase["kvmcost"] = {"dilation": 4.0}
+    r = record("linux", {"name": "default"}, 1, many, single)
+    a = Analysis([r], dict(PLAN, kvmcost="skylake"))
+    assert a.profit("memcached", "linux", "default", "penalty")[0] == pytest.approx(5760.0)
+    assert a.profit("memcached", "linux", "default", "penalty", raw=True)[0] == \
+        pytest.approx(1440.0)
+    # a phase without D cannot be valued in KVM-equivalent figures: no profit, not a raw one
+    del single["kvmcost"]
+    a = Analysis([r], dict(PLAN, kvmcost="skylake"))
+    assert a.profit("memcached", "linux", "default", "penalty") == (None, None, 0)
 
 
 def test_samples_are_integrated_piecewise():

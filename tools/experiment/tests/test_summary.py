@@ -22,8 +22,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = os.path.join(HERE, "fixtures", "quick-kvmcost")
 FIGURES = ("throughput, many (ops/s)", "throughput, many, KVM-equivalent (ops/s)",
            "latency, single (us)", "latency, single, KVM-equivalent (us)",
-           "jitter, single (us)", "exits/request, many", "profit, penalty ($/run)",
-           "profit, refund ($/run)", "profit, bonus ($/run)")
+           "jitter, single (us)", "exits/request, many") + tuple(
+    f"profit, {kind} ($/run, {units})" for kind in ("penalty", "refund", "bonus")
+    for units in ("KVM-equivalent", "raw TCG"))
 
 
 @pytest.fixture
