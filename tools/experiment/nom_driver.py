@@ -107,8 +107,12 @@ class NomDriver(LabDriver):
             # nom.price-publisher: without it the kernel refuses priced's prices (abi.h).
             # --nic=2: priced's NIC is the VM's second, QEMU's PCI slot 2 on q35, so
             # bulletin-board index 2 (index 0 is the host bridge, 1 the application's NIC).
-            modules.append((PRICED, f"nom.price-publisher priced --nic=2 --provider="
-                                    f"{PRICE_URL.format(port=self.price_port)}"))
+            # --period-ms=100: the price changes at the load change (runner, SIGUSR2) and the
+            # guest should see it within a fraction of a second. priced's default, 1 s, is
+            # guest time, D wall seconds on a dilated clock (tools/kvmcost): 5-9 s of the
+            # 60 s phase would have been decided at the old price.
+            modules.append((PRICED, f"nom.price-publisher priced --nic=2 --period-ms=100 "
+                                    f"--provider={PRICE_URL.format(port=self.price_port)}"))
             nics.append(Nic(mac="52:54:00:12:34:57", backend="user"))
         iso = make_iso(KERNEL, modules, os.path.join(workdir, "vm", "nom.iso"))
         self.image = {"modules": [f"{os.path.relpath(e, BUILD)} {c}" for e, c in modules],
