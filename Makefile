@@ -3,14 +3,14 @@
 TOP   := $(abspath .)
 BUILD := $(TOP)/build
 export TOP BUILD
-# This checkout's host tools come first for everything make runs: bootstrap's site-packages
-# .pth names only the last checkout bootstrapped on this machine.
+# This checkout's host tools come first for everything make runs, whatever bootstrap's
+# site-packages .pth picks for a script run by hand (tools/nom_tools_site.py).
 export PYTHONPATH := $(TOP)/tools$(if $(PYTHONPATH),:$(PYTHONPATH))
 
 PARTS := kernel libnom drivers net apps
 STAMP := $(BUILD)/.bootstrap-stamp
 BOOTSTRAP_INPUTS := tools/bootstrap.sh tools/deps/debian-packages.txt \
-                    tools/deps/debian-sources.txt tools/requirements.txt
+                    tools/deps/debian-sources.txt tools/requirements.txt tools/nom_tools_site.py
 
 .PHONY: all bootstrap run test experiment host-tools clean $(PARTS)
 

@@ -100,15 +100,23 @@ PY
   python3 -m pip install -q -r "$top/tools/requirements.txt"
 }
 
-# tools/ on every Python's import path (a .pth file in site-packages), so the host tools import
-# each other (`from nomvm import VM`) both under pytest and when run as `python3 tools/x/y.py`,
-# with no sys.path edit in any of them. The last checkout bootstrapped is the one found.
+# tools/ on every Python's import path, so the host tools import each other (`from nomvm
+# import VM`) both under pytest and when run as `python3 tools/x/y.py`, with no sys.path edit
+# in any of them: a .pth file in site-packages runs tools/nom_tools_site.py (installed beside
+# it), which picks the checkout of the script being run, else of the current directory, else
+# this one (its docstring says why).
 install_tools_path() {
-  local pth
-  pth=$(python3 -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/nom-tools.pth
-  [ "$(cat "$pth" 2>/dev/null)" = "$top/tools" ] && return 0
+  local site pth line
+  site=$(python3 -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
+  pth=$site/nom-tools.pth
+  line="import nom_tools_site; nom_tools_site.add('$top/tools')"
+  if [ "$(cat "$pth" 2>/dev/null)" = "$line" ] &&
+     cmp -s "$top/tools/nom_tools_site.py" "$site/nom_tools_site.py"; then
+    return 0
+  fi
   echo "bootstrap: tools/ on Python's path ($pth)"
-  echo "$top/tools" | as_root tee "$pth" >/dev/null
+  as_root cp "$top/tools/nom_tools_site.py" "$site/nom_tools_site.py"
+  echo "$line" | as_root tee "$pth" >/dev/null
 }
 
 install_packages
