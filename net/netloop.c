@@ -161,9 +161,9 @@ void netloop_rx_flush(void)
 }
 
 /* A W hold polls (net/README.md): while a batch waits for a deadline at most
- * NETLOOP_HOLD_POLL_MAX_US away the hook says it did work, so libnom's idle loop starts over
- * instead of blocking when its idle poll time (50 us) runs out. Blocking there released the
- * batch only when the timer's interrupt woke the core: under TCG 50-150 us late (HLT wake-up
+ * NETLOOP_HOLD_POLL_MAX_US away the hook asks libnom to poll on (NOM_IDLE_POLL_AGAIN: idle
+ * polling, not work) instead of blocking when its idle poll time runs out. Blocking there
+ * released the batch only when the timer's interrupt woke the core: under TCG 50-150 us late (HLT wake-up
  * through QEMU's main loop; tools/bench/holds.py, memcached "many", W given as W x D). */
 static int netloop_idle_poll(void *arg)
 {
@@ -172,7 +172,7 @@ static int netloop_idle_poll(void *arg)
     uint64_t due = loop_dev ? vnet_next_deadline(loop_dev) : 0;
     int64_t left = (int64_t)(due - nom_tsc());
     if (n == 0 && due && left <= (int64_t)nom_us_to_tsc(NETLOOP_HOLD_POLL_MAX_US))
-        return 1;
+        return NOM_IDLE_POLL_AGAIN; /* idle polling, not work (the plugin's marks) */
     return n;
 }
 

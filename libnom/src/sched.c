@@ -263,15 +263,18 @@ static void block_core(struct nom_cpu *c)
 
 /* Nothing is runnable: poll the hooks for a while, then arm them, then block. Returns when
  * something may have become runnable. */
+/* 1 if a hook did work, NOM_IDLE_POLL_AGAIN if none did and one asks to go on polling, 0. */
 static int hooks_poll(struct nom_cpu *c)
 {
-    int did = 0;
+    int did = 0, again = 0;
     c->in_callback++;
-    for (struct nom_idle_hook *h = hooks; h; h = h->next)
-        if (h->poll && h->poll(h->arg) > 0)
-            did = 1;
+    for (struct nom_idle_hook *h = hooks; h; h = h->next) {
+        int r = h->poll ? h->poll(h->arg) : 0;
+        did |= r > 0;
+        again |= r == NOM_IDLE_POLL_AGAIN;
+    }
     c->in_callback--;
-    return did;
+    return did ? 1 : again ? NOM_IDLE_POLL_AGAIN : 0;
 }
 
 static int hooks_arm(struct nom_cpu *c)
@@ -291,14 +294,21 @@ static int hooks_arm(struct nom_cpu *c)
 #define NOM_IDLE_BEGIN_MARK() __asm__ volatile(".byte 0x0f, 0x1f, 0x84, 0x00, 'N', 'O', 'M', 'i'")
 #define NOM_IDLE_END_MARK() __asm__ volatile(".byte 0x0f, 0x1f, 0x84, 0x00, 'N', 'O', 'M', 'w'")
 
+/* A turn whose hooks asked to go on polling (a W hold) is idle polling too, not work: it ends
+ * with the end mark, and the budget starts over after it. */
 static void sched_idle(struct nom_cpu *c)
 {
     uint64_t start = nom_tsc();
     uint64_t poll_for = idle_poll_us == UINT64_MAX ? UINT64_MAX : nom_us_to_tsc(idle_poll_us);
     for (uint64_t turn = 1; hooks; turn++) {
         NOM_IDLE_BEGIN_MARK();
-        if (hooks_poll(c) || c->work_pending || timer_due() || !runq_empty(&c->runq))
+        int r = hooks_poll(c);
+        if (r > 0 || c->work_pending || timer_due() || !runq_empty(&c->runq))
             return;
+        if (r == NOM_IDLE_POLL_AGAIN) {
+            start = nom_tsc();
+            turn = 0;
+        }
         int spent = turn >= idle_poll_turns || nom_tsc() - start >= poll_for;
         NOM_IDLE_END_MARK();
         if (spent)

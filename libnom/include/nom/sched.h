@@ -38,8 +38,15 @@
 #include <stdint.h>
 #include <nom/waitq.h>
 
+/* An idle hook's poll found nothing yet must keep the core polling (not arm and block): a
+ * batch held for W is due soon. The turn counts as idle polling, and the budget starts over
+ * once the hooks stop asking. */
+#define NOM_IDLE_POLL_AGAIN (-1)
+
 struct nom_idle_hook {
-    int (*poll)(void *arg); /* > 0 if it did work (e.g. received packets, woke threads) */
+    /* > 0 if it did work (e.g. received packets, woke threads), 0 if it found nothing,
+     * NOM_IDLE_POLL_AGAIN if it found nothing but the core should go on polling. */
+    int (*poll)(void *arg);
     int (*arm)(void *arg);  /* re-enables interrupts; non-zero if work is already pending */
     void *arg;
     struct nom_idle_hook *next; /* libnom's */

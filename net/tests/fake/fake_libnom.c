@@ -155,7 +155,7 @@ static void sched_idle_once(uint64_t until)
     int work = run_due_timers();
     preempt_depth++;
     for (struct nom_idle_hook *h = hooks; h != NULL; h = h->next)
-        work |= h->poll(h->arg) > 0;
+        work |= h->poll(h->arg) != 0; /* NOM_IDLE_POLL_AGAIN: poll on, as libnom does */
     if (!work)
         for (struct nom_idle_hook *h = hooks; h != NULL; h = h->next)
             work |= h->arm(h->arg) != 0;
