@@ -58,9 +58,9 @@
  *                                    it), exits per request from kicks and interrupts.
  *   --adapt-knob=idle-poll           online mode (implied) steers a second knob jointly with
  *                                    W: libnom's idle poll budget (nom/sched.h), libnom's
- *                                    default of 4 turns or 1 or 16 (three times the settings,
- *                                    so three times the first sweep: opt-in); the console line
- *                                    of each change ends "idle-poll N turns"
+ *                                    default of 50 us, or 10 or 200 us (three times the
+ *                                    settings, so three times the first sweep: opt-in); the
+ *                                    console line of each change ends "idle-poll N us"
  *   --adapt-trace                    one console line per sample with the load signals
  *                                    ("adapt-load: conns=.. in_flight=.. snapshots=..
  *                                    class=.."), for recording detector traces
@@ -141,7 +141,8 @@ struct nom_adapt_status {
     uint64_t w_changes;         /* times W actually changed */
     int online;                 /* 1: --adapt-mode=online (nom/learn.h picks W) */
     uint64_t explorations;      /* online: windows spent off the best estimate */
-    uint32_t idle_poll_turns;   /* --adapt-knob=idle-poll: the idle poll budget set, else 0 */
+    uint32_t idle_poll_us;      /* --adapt-knob=idle-poll: the idle poll budget set (guest
+                                 * microseconds), else 0 */
 };
 
 /* ---- The pure part (host-tested; no nom dependency) ---------------------------------------- */

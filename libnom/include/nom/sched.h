@@ -86,8 +86,8 @@ void nom_idle_hook_add(struct nom_idle_hook *hook);
  * priced; 100 us would cut them again but spins past a hardware host's round trip (20-50 us)
  * for the slow tail of this loaded host's. Idle polling is never work (the plugin counts it
  * apart).
- * NOM_IDLE_POLL_TURNS_DEFAULT is the turns budget used before (and the controller's knob,
- * libnom/src/profit, still offers it as a setting). */
+ * NOM_IDLE_POLL_TURNS_DEFAULT is the turns budget used before (nom_sched_set_idle_poll_turns
+ * still takes one; the controller's idle-poll knob, libnom/src/profit, sets microseconds). */
 #define NOM_IDLE_POLL_US_DEFAULT 50
 #define NOM_IDLE_POLL_TURNS_DEFAULT 4
 void nom_sched_set_idle_poll_turns(uint64_t turns);

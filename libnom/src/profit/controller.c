@@ -157,8 +157,8 @@ static void log_decision(const char *why)
                      nom_utility_name(ctl.st.utility),
                      ctl.st.has_rate ? (long long)llround(ctl.st.profit_rate * 1e6) : 0ll);
     if (n > 0 && (size_t)n < sizeof line && ctl.idle_poll_knob) /* after the ")": keeps its shape */
-        n += snprintf(line + n - 1, sizeof line - (size_t)n + 1, " idle-poll %u turns\n",
-                      ctl.st.idle_poll_turns) - 1;
+        n += snprintf(line + n - 1, sizeof line - (size_t)n + 1, " idle-poll %u us\n",
+                      ctl.st.idle_poll_us) - 1;
     if (n > 0)
         nom_sys_console_write(line, (uint64_t)n < sizeof line ? (uint64_t)n : sizeof line - 1);
 }
@@ -171,15 +171,15 @@ static int apply_w(uint32_t w_us)
     return ctl.stack->set_batching_delay_us(w_us);
 }
 
-/* --adapt-knob=idle-poll: the idle poll budget of the learner's setting (0: libnom's
- * default); 1 if it changed. */
-static int apply_knob(uint32_t turns)
+/* --adapt-knob=idle-poll: the idle poll budget of the learner's setting, guest microseconds
+ * (0: libnom's default); 1 if it changed. */
+static int apply_knob(uint32_t us)
 {
-    turns = turns ? turns : NOM_IDLE_POLL_TURNS_DEFAULT;
-    if (!ctl.idle_poll_knob || turns == ctl.st.idle_poll_turns)
+    us = us ? us : NOM_IDLE_POLL_US_DEFAULT;
+    if (!ctl.idle_poll_knob || us == ctl.st.idle_poll_us)
         return 0;
-    nom_sched_set_idle_poll_turns(turns);
-    ctl.st.idle_poll_turns = turns;
+    nom_sched_set_idle_poll_us(us);
+    ctl.st.idle_poll_us = us;
     return 1;
 }
 
@@ -336,10 +336,10 @@ static void start_online(const char *app)
     ctl.stack->counters(&now);
     ctl.window_tsc = nom_tsc();
     const char *slash = app ? strrchr(app, '/') : NULL;
-    static const uint32_t idle_poll_turns[] = ADAPT_ONLINE_IDLE_POLL_TURNS;
+    static const uint32_t idle_poll_us[] = ADAPT_ONLINE_IDLE_POLL_US;
     int r = adapt_online_start(&ctl.online, ctl.prof, slash ? slash + 1 : app, ctl.st.utility,
-                               ctl.st.load, ctl.st.w_us, idle_poll_turns,
-                               ctl.idle_poll_knob ? sizeof idle_poll_turns / sizeof(uint32_t) : 0,
+                               ctl.st.load, ctl.st.w_us, idle_poll_us,
+                               ctl.idle_poll_knob ? sizeof idle_poll_us / sizeof(uint32_t) : 0,
                                &now, why, sizeof why);
     ctl.st.online = 1;
     if (r == 1) {

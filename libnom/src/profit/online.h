@@ -19,10 +19,11 @@ struct adapt_online {
     int arm;                        /* setting in force, -1: a W off the grid */
 };
 
-/* The second knob's values with --adapt-knob=idle-poll, beside 0 (libnom's default of
- * NOM_IDLE_POLL_TURNS_DEFAULT, 4): the idle poll budget in turns (nom/sched.h; its doc has
- * what 1, 4 and 16 turns cost NetPIPE in instructions and interrupts per message). */
-#define ADAPT_ONLINE_IDLE_POLL_TURNS {1, 16}
+/* The second knob's values with --adapt-knob=idle-poll, beside 0 (libnom's default,
+ * NOM_IDLE_POLL_US_DEFAULT, 50): the idle poll budget in guest microseconds (nom/sched.h; its
+ * doc has what 25-100 us cost NetPIPE in instructions and interrupts per message): 10 us
+ * spins less and halts more, 200 us catches a slow client's next request. */
+#define ADAPT_ONLINE_IDLE_POLL_US {10, 200}
 
 /* The W grid when no valid profile gives one: the experiment's, with 5 us (paper 6.1). */
 #define ADAPT_ONLINE_DEFAULT_W {0, 5, 10, 20, 30, 40}

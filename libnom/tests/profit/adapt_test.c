@@ -248,9 +248,9 @@ static int case_controller_idle_poll_knob(void)
     CHECK(start_with((const char *[]){"--adapt-knob=ring", NULL}, NULL) == -EINVAL);
     CHECK(start_with((const char *[]){"--adapt-knob=idle-poll", NULL}, NULL) == 0);
     struct nom_adapt_status st = status();
-    CHECK(st.online && st.idle_poll_turns == NOM_IDLE_POLL_TURNS_DEFAULT);
-    CHECK(fake_idle_poll_turns == NOM_IDLE_POLL_TURNS_DEFAULT);
-    CHECK(strstr(fake_console, "online penalty expected 0 u$/s) idle-poll 4 turns\n") != NULL);
+    CHECK(st.online && st.idle_poll_us == NOM_IDLE_POLL_US_DEFAULT);
+    CHECK(fake_idle_poll_us == NOM_IDLE_POLL_US_DEFAULT);
+    CHECK(strstr(fake_console, "online penalty expected 0 u$/s) idle-poll 50 us\n") != NULL);
     return 0;
 }
 

@@ -17,7 +17,7 @@
 struct nom_bb_price fake_price;
 struct nom_bb_app_report fake_report;
 unsigned fake_reports, fake_conns, fake_in_flight, fake_w_sets;
-uint64_t fake_idle_poll_turns;
+uint64_t fake_idle_poll_us;
 int fake_net_up;
 uint32_t fake_w_us;
 char fake_console[8192];
@@ -69,7 +69,7 @@ void fake_reset(void)
     memset(&fake_price, 0, sizeof fake_price);
     memset(&fake_report, 0, sizeof fake_report);
     fake_reports = fake_conns = fake_in_flight = fake_w_sets = 0;
-    fake_idle_poll_turns = 0;
+    fake_idle_poll_us = 0;
     fake_net_up = 1;
     fake_w_us = 0;
     fake_fixed_w_us = -1;
@@ -136,7 +136,7 @@ int nom_price_subscribe(void (*on_change)(const struct nom_price *, void *), voi
 }
 
 /* libnom */
-void nom_sched_set_idle_poll_turns(uint64_t turns) { fake_idle_poll_turns = turns; }
+void nom_sched_set_idle_poll_us(uint64_t us) { fake_idle_poll_us = us; }
 void nom_preempt_disable(void) {}
 void nom_preempt_enable(void) {}
 void nom_timer_add(struct nom_timer *t, uint64_t deadline, void (*fn)(void *), void *arg)

@@ -15,7 +15,7 @@ extern int fake_net_up;                      /* 0: the stack's set W -> -ENODEV 
 extern uint32_t fake_w_us;                   /* the stack's W */
 extern long fake_fixed_w_us;                 /* the W the command line fixed, -1: none */
 extern unsigned fake_w_sets;
-extern uint64_t fake_idle_poll_turns;        /* the last idle poll budget set, 0: none */
+extern uint64_t fake_idle_poll_us;           /* the last idle poll budget set, 0: none */
 extern char fake_console[8192];
 
 /* Resets every fake (net up and registered, W 0, no price, empty console). */
