@@ -26,6 +26,85 @@ static struct nom_timer loop_timer;
 static uint64_t loop_timer_deadline; /* what loop_timer is armed for, 0 if not armed */
 static struct nom_idle_hook loop_hook;
 
+/* Where late batches are released, and what the core did before (issue 11 item 4; off unless
+ * built with -DNETLOOP_LATE_TRACE=1, as tools/kvmcost/results/README.md's "Why holds run late"
+ * did): a batch released 5 us or more past its deadline is counted by the last thing the loop
+ * saw before that release (trace_prev: a socket call, an idle poll that found nothing, one that
+ * found work, the core blocking, a timer upcall) and how late it was; the gaps between two idle
+ * polls in a row (the core had nothing else to do, so a long gap is time the vCPU did not run)
+ * are counted too. Cumulative counts go to the console every 4096th late batch: counters, no
+ * printf per event. */
+#ifndef NETLOOP_LATE_TRACE
+#define NETLOOP_LATE_TRACE 0
+#endif
+#if NETLOOP_LATE_TRACE
+enum { TR_COMMIT, TR_POLL_IDLE, TR_POLL_WORK, TR_BLOCK, TR_TIMER, TR_KINDS };
+#define TR_BUCKETS 5 /* late (or gap) in us: < 5, < 20, < 100, < 1000, more */
+static const char *const tr_name[TR_KINDS] = {"call", "idlepoll", "pollwork", "block", "timer"};
+static uint64_t tr_late[TR_KINDS][TR_BUCKETS], tr_late_us[TR_KINDS], tr_gap[TR_BUCKETS];
+static uint64_t tr_late_n, tr_prev_tsc, tr_polls_again;
+static int tr_prev = TR_COMMIT;
+
+static int tr_bucket(uint64_t us)
+{
+    return us < 5 ? 0 : us < 20 ? 1 : us < 100 ? 2 : us < 1000 ? 3 : 4;
+}
+
+static uint64_t tr_us(uint64_t tsc)
+{
+    static uint64_t per_ms;
+    if (!per_ms)
+        per_ms = nom_us_to_tsc(1000) ? nom_us_to_tsc(1000) : 1;
+    return tsc * 1000 / per_ms;
+}
+
+static void tr_print(void)
+{
+    printf("netloop-late: n=%llu", (unsigned long long)tr_late_n);
+    for (int k = 0; k < TR_KINDS; k++) {
+        printf(" %s=", tr_name[k]);
+        for (int b = 0; b < TR_BUCKETS; b++)
+            printf("%s%llu", b ? "," : "", (unsigned long long)tr_late[k][b]);
+        printf("/%lluus", (unsigned long long)tr_late_us[k]);
+    }
+    printf(" pollgaps=%llu:", (unsigned long long)tr_polls_again);
+    for (int b = 0; b < TR_BUCKETS; b++)
+        printf("%s%llu", b ? "," : "", (unsigned long long)tr_gap[b]);
+    printf("\n");
+}
+
+/* Before a poll: the deadline standing; after: was it a late release? */
+static void tr_released(uint64_t due_before, uint64_t now)
+{
+    if (!due_before || now < due_before || vnet_next_deadline(loop_dev) == due_before)
+        return;
+    uint64_t late = tr_us(now - due_before);
+    if (late < 5)
+        return;
+    tr_late[tr_prev][tr_bucket(late)]++;
+    tr_late_us[tr_prev] += late;
+    if ((++tr_late_n & 4095) == 0)
+        tr_print();
+}
+
+static void tr_event(int kind, uint64_t now)
+{
+    if (kind == TR_POLL_IDLE && tr_prev == TR_POLL_IDLE) {
+        tr_gap[tr_bucket(tr_us(now - tr_prev_tsc))]++;
+        tr_polls_again++;
+    }
+    tr_prev = kind;
+    tr_prev_tsc = now;
+}
+#define TR_DUE(v) uint64_t v = vnet_next_deadline(loop_dev), v##_now = nom_tsc()
+#define TR_RELEASED(v) tr_released(v, v##_now)
+#define TR_EVENT(kind) tr_event(kind, nom_tsc())
+#else
+#define TR_DUE(v) (void)0
+#define TR_RELEASED(v) (void)0
+#define TR_EVENT(kind) (void)0
+#endif
+
 void net_stack_init(void)
 {
     static int done;
@@ -56,7 +135,10 @@ static void netloop_timer_fired(void *arg)
 {
     (void)arg;
     loop_timer_deadline = 0;
+    TR_DUE(due);
     netloop_run();
+    TR_RELEASED(due);
+    TR_EVENT(TR_TIMER);
 }
 
 /* lwIP's next timeout as a TSC deadline (0: none). lwIP's due time (its own milliseconds)
@@ -144,9 +226,13 @@ void netloop_commit(void)
         return;
     uint64_t due = vnet_next_deadline(loop_dev);
     if (due && nom_tsc() >= due) {
+        TR_DUE(tdue);
         netloop_run();
+        TR_RELEASED(tdue);
+        TR_EVENT(TR_COMMIT);
         return;
     }
+    TR_EVENT(TR_COMMIT);
     vnet_tx_commit(loop_dev);
     if (netif_virtio_tx_drain(loop_netif))
         netloop_rearm(nom_tsc() + nom_us_to_tsc(NETLOOP_BACKLOG_RETRY_US), 0);
@@ -168,11 +254,16 @@ void netloop_rx_flush(void)
 static int netloop_idle_poll(void *arg)
 {
     (void)arg;
+    TR_DUE(tdue);
     int n = netloop_run();
+    TR_RELEASED(tdue);
     uint64_t due = loop_dev ? vnet_next_deadline(loop_dev) : 0;
     int64_t left = (int64_t)(due - nom_tsc());
-    if (n == 0 && due && left <= (int64_t)nom_us_to_tsc(NETLOOP_HOLD_POLL_MAX_US))
+    if (n == 0 && due && left <= (int64_t)nom_us_to_tsc(NETLOOP_HOLD_POLL_MAX_US)) {
+        TR_EVENT(TR_POLL_IDLE);
         return NOM_IDLE_POLL_AGAIN; /* idle polling, not work (the plugin's marks) */
+    }
+    TR_EVENT(n ? TR_POLL_WORK : TR_POLL_IDLE);
     return n;
 }
 
@@ -188,6 +279,8 @@ static int netloop_idle_arm(void *arg)
         netloop_rearm(nom_tsc() + nom_us_to_tsc(NETLOOP_NOIRQ_POLL_US), 1);
     else if (r == VNET_ARM_IDLE)
         netloop_rearm(0, 1); /* the core blocks: the batch's deadline must wake it */
+    if (r == VNET_ARM_IDLE || r == VNET_ARM_NO_IRQ)
+        TR_EVENT(TR_BLOCK);
     nom_preempt_enable();
     return r == VNET_ARM_BUSY;
 }

@@ -8,7 +8,8 @@ Boots nom with memcached alone at each W (tools/bench/guests.py's image), loads 
 experiment's load of the phase (tools/loadgen, memcaslap), and reads memcached's `stats` before
 and after: the driver's lateness histograms (drivers/virtio-net/virtio_net.h: batches by how
 much longer than W their oldest frame waited, in the guest's clock) and its kicks and
-interrupts. Prints, per W, ops/s, the lateness percentiles of rx and tx batches (the upper
+interrupts, and the host's view of the vCPU thread over the phase (how long it waited for a
+host CPU, how often it was preempted: /proc's schedstat). Prints, per W, ops/s, the lateness percentiles of rx and tx batches (the upper
 bound of the bucket holding the percentile) and the share of batches 5 us or more late, i.e.
 held W + 5 us or longer, all in the guest's clock. Under --kvmcost that clock is dilated
 (tools/kvmcost patches/0003: the guest's TSC and timers run at 1/D of wall time), so W and the
@@ -21,6 +22,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 import kvmcost
 import loadgen
 import toolflags
@@ -48,6 +50,55 @@ def memcached_stats(lab):
     if "net_rx_late_hist" not in out:
         raise RuntimeError(f"memcached's stats have no lateness histogram: {r.stdout[-300:]!r}")
     return out
+
+
+def _children(pid):
+    """pid and its descendants (QEMU may run under a wrapper of the lab's)."""
+    kids = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        kids.setdefault(ppid, []).append(int(d))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(kids.get(p, []))
+    return out
+
+
+def vcpu_sched(pid):
+    """The host's view of the vCPU threads ("CPU n/TCG" or "/KVM") under pid: involuntary
+    context switches and nanoseconds spent runnable but waiting for a host CPU
+    (/proc/.../schedstat), summed; None where /proc does not say. Host descheduling shows as
+    guest time passing with no guest instruction run (the guest clock follows the host's)."""
+    switches = wait_ns = 0
+    found = False
+    for p in _children(pid):
+        try:
+            tasks = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for t in tasks:
+            base = f"/proc/{p}/task/{t}"
+            try:
+                with open(f"{base}/comm") as f:
+                    if not f.read().startswith("CPU "):
+                        continue
+                with open(f"{base}/schedstat") as f:
+                    wait_ns += int(f.read().split()[1])
+                with open(f"{base}/status") as f:
+                    switches += int(next(l for l in f if l.startswith("nonvoluntary_ctxt"))
+                                    .split()[1])
+                found = True
+            except (OSError, ValueError, IndexError, StopIteration):
+                continue
+    return {"involuntary_switches": switches, "runqueue_wait_ns": wait_ns} if found else None
 
 
 def histogram(stats, name):
@@ -105,7 +156,9 @@ def measure(w_us, phase, seconds, accel, workdir, cost_model):
         loadgen.run_phase(APP, phase, 1.0, driver.lab, os.path.join(workdir, "warmup"))
         s0 = memcached_stats(driver.lab)
         c0 = driver.counters.snapshot()
+        h0, t0 = vcpu_sched(driver.vm.proc.pid), time.monotonic()
         fig = loadgen.run_phase(APP, phase, seconds, driver.lab, workdir)
+        h1, t1 = vcpu_sched(driver.vm.proc.pid), time.monotonic()
         c1 = driver.counters.snapshot()
         s1 = memcached_stats(driver.lab)
     finally:
@@ -114,6 +167,11 @@ def measure(w_us, phase, seconds, accel, workdir, cost_model):
            "guest_clock": "dilated" if info.get("kvmcost") else "wall",
            "latency_us": fig.get("latency_us"), "holds": summary(s0, s1),
            "counters": vmcounters.per_request(c0, c1, fig["ops"])}
+    if h0 and h1:
+        row["vcpu_host"] = {"wall_s": t1 - t0,
+                            "involuntary_switches": h1["involuntary_switches"]
+                            - h0["involuntary_switches"],
+                            "runqueue_wait_s": (h1["runqueue_wait_ns"] - h0["runqueue_wait_ns"]) / 1e9}
     if info.get("kvmcost"):
         row["kvmcost"] = info["kvmcost"]
     return row
@@ -128,6 +186,11 @@ def show(row):
         for side in ("rx", "tx"))
     print(f"W={row['w_us']:>2} ({row['guest_clock']} clock) {row['phase']:6s} "
           f"{row['ops_s']:8.0f} ops/s  {sides}" + (f"  D={d:.2f}" if d else ""), flush=True)
+    host = row.get("vcpu_host")
+    if host:
+        print(f"      vCPU thread on the host: waited for a CPU {host['runqueue_wait_s']:.2f} s of "
+              f"{host['wall_s']:.2f} s ({100 * host['runqueue_wait_s'] / host['wall_s']:.0f}%), "
+              f"{host['involuntary_switches'] / host['wall_s']:.0f} preemptions/s", flush=True)
     led = row["counters"].get("kvmcost")
     if led:
         print("      per op: " + ", ".join(f"{k} {v['per_req']:.3f}"
