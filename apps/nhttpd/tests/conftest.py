@@ -30,7 +30,12 @@ HERE = Path(__file__).resolve().parent
 TOP = HERE.parents[2]
 BUILD = TOP / "build"
 OUT = BUILD / "apps" / "nhttpd"
-IDLE_TIMEOUT_S = 2.0
+# The servers' idle timeout in these tests: short, so the timeout tests are quick, but above
+# a host TCP's retransmission of a dropped request (200 ms doubling: 4 losses take 3 s). At
+# 2 s a make test on a loaded host had nom's nhttpd close 96 of 4,000 concurrent connections
+# as idle before their requests came (test_thousands_of_concurrent_connections, 2026-11-25;
+# the cause was not captured: its failure message now prints the driver's counters).
+IDLE_TIMEOUT_S = 5.0
 COMMON_OPTIONS = [f"--idle-timeout={IDLE_TIMEOUT_S}"]
 CLONE_NEWNET = 0x40000000
 
