@@ -72,15 +72,15 @@ class Memcached:
 
 
 @contextlib.contextmanager
-def booted(workdir, extra=""):
+def booted(workdir, extra="", memory_mb=MEMORY_MB):
     """Boots memcached on nom with OPTIONS plus extra (net/'s options too, e.g.
-    --batching-delay=20); yields a Memcached answering `version`; at the end, checks that
+    --batching-delay=20) in a VM of memory_mb MiB; yields a Memcached answering `version`; at the end, checks that
     nothing faulted."""
     missing = [str(p) for p in (KERNEL, ELF) if not p.exists()]
     if missing:
         pytest.skip(f"not built: {missing}")
     cmdline = f"memcached {OPTIONS} {extra}".strip()
-    guest = Guest([(ELF, cmdline)], workdir, tcp=[11211], kernel=KERNEL, memory_mb=MEMORY_MB,
+    guest = Guest([(ELF, cmdline)], workdir, tcp=[11211], kernel=KERNEL, memory_mb=memory_mb,
                   name="memcached")
     guest.start(timeout=120)
     try:
