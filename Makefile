@@ -98,11 +98,13 @@ osv: $(STAMP)
 
 # Issue 4's data-path benchmark: nhttpd on nom per batching delay and on Linux, and rawecho's
 # round trip (tools/bench/README.md). BENCH_ARGS=--quick runs the one-minute check. Then issue
-# 16's instructions per request, work and idle polling apart (PER_REQUEST_ARGS, e.g. --runs 1).
+# 16's instructions per request, work and idle polling apart (PER_REQUEST_ARGS, e.g. --runs 1),
+# and QEMU's start to the first answer, nom beside Linux (BOOT_TIME_ARGS, e.g. --boots 3).
 .PHONY: bench
 bench: all host-tools
 	python3 tools/bench/run.py $(BENCH_ARGS)
 	python3 tools/bench/per_request.py $(PER_REQUEST_ARGS)
+	python3 tools/bench/boot_time.py $(BOOT_TIME_ARGS)
 
 # Coverage-guided fuzzing of the parsers that take bytes from outside (tools/fuzz/README.md):
 # builds each libFuzzer harness and runs it FUZZ_SECONDS s (default 60), then prints each one's

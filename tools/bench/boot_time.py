@@ -1,12 +1,17 @@
-"""From QEMU's start to nom's first TCP answer, by phase (issue 16).
+"""From QEMU's start to the first TCP answer, by phase, nom beside the Linux guest (issue 16).
 
-Boots nhttpd alone from a GRUB ISO (tools/nomvm's Guest, QEMU user networking, port 80
-forwarded to the host) N times and, per boot, records when each console milestone was first
-seen on the host (polled every 5 ms, so each phase is +-5 ms) and when the first HTTP answer
-arrived: QEMU start -> "nom: booting" (firmware, GRUB, module load), -> "app nhttpd started"
-(kernel init: memory, CPUs, PCI, app load), -> "net: ... W=" (NIC and lwIP up), ->
-"nhttpd: listening", -> first answer. Prints each boot and the medians. Wall-clock figures:
-noisy on a shared host, print `uptime` beside them.
+Boots nhttpd alone N times in each guest (QEMU user networking, port 80 forwarded to the
+host) and, per boot, records when each console milestone was first seen on the host (polled
+every 5 ms, so each phase is +-5 ms) and when the first HTTP answer arrived.
+nom, from a GRUB ISO (tools/nomvm's Guest): QEMU start -> "nom: booting" (firmware, GRUB,
+module load), -> "app nhttpd started" (kernel init: memory, CPUs, PCI, app load), -> "net:
+... W=" (NIC and lwIP up), -> "nhttpd: listening", -> first answer.
+Linux (tools/linuxguest: Debian's kernel and initramfs, the same nhttpd built for Linux, booted
+by QEMU's -kernel, so no GRUB): -> its first console output, -> "linuxguest: ready"
+(init: every application listens), -> first answer.
+Prints each boot and the medians and writes them, with the machine, to boot-time.json in the
+output folder (`make bench`). Wall-clock figures: noisy on a shared host; the load average is
+kept beside them.
 """
 import argparse
 import os
@@ -17,14 +22,26 @@ import sys
 import tempfile
 import time
 
-from nomvm import Guest
+import json
+
+import linuxguest
+from experiment.machine import describe, stamped_output
+from nomvm import Guest, Nic, free_port
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
 ELF = os.path.join(BUILD, "apps", "nhttpd", "nhttpd.elf")
 KERNEL = os.path.join(BUILD, "kernel", "nom.elf")
-MILESTONES = [("kernel", r"nom: booting"), ("app", r"nom: app nhttpd started"),
-              ("net", r"net: .* W="), ("listen", r"nhttpd: listening")]
+MILESTONES = {
+    "nom": [("kernel", r"nom: booting"), ("app", r"nom: app nhttpd started"),
+            ("net", r"net: .* W="), ("listen", r"nhttpd: listening")],
+    # loglevel=4 (linuxguest) keeps the kernel's banner off the console: its first output is
+    # the first milestone
+    "linux": [("console", r"\S"), ("listen", linuxguest.READY)],
+}
+# The address QEMU's user networking forwards to (its DHCP's first lease); the Linux guest is
+# given it statically, nom takes it from its default.
+SLIRP_GUEST_IP = "10.0.2.15/24"
 
 
 def answered(port):
@@ -37,45 +54,81 @@ def answered(port):
         return False
 
 
-def one_boot(workdir, memory_mb, timeout):
-    """{milestone: seconds since QEMU's start, ..., "answer": ...}."""
+def start_nom(workdir, memory_mb):
+    """(vm, forwarded host port, stop) of nom serving nhttpd, not started."""
+    sized = {"memory_mb": memory_mb} if memory_mb else {}
     guest = Guest([(ELF, "nhttpd --port=80")], workdir, tcp=[80], kernel=KERNEL,
-                  memory_mb=memory_mb, name="boot")
+                  name="boot", **sized)
+    return guest.vm, guest.host_port(80), guest.stop
+
+
+def start_linux(workdir, memory_mb):
+    """(vm, forwarded host port, stop) of the Linux guest serving nhttpd, not started."""
+    port = free_port()
+    os.makedirs(workdir, exist_ok=True)
+    vm = linuxguest.make_vm(["nhttpd"], Nic(mac="52:54:00:12:34:56", hostfwd=[(port, 80)]),
+                            ip=SLIRP_GUEST_IP, workdir=workdir,
+                            memory_mb=memory_mb or linuxguest.MEMORY_MB)
+    return vm, port, vm.stop
+
+
+def one_boot(guest, workdir, memory_mb, timeout):
+    """{milestone: seconds since QEMU's start, ..., "answer": ...} of one boot of guest."""
+    vm, port, stop = (start_nom if guest == "nom" else start_linux)(workdir, memory_mb)
     seen = {}
     t0 = time.monotonic()
-    guest.vm.start()
+    vm.start()
     try:
-        port = guest.host_port(80)
         while time.monotonic() - t0 < timeout:
-            log = guest.vm.log()
+            log = vm.log()
             now = time.monotonic() - t0
-            for name, pattern in MILESTONES:
+            for name, pattern in MILESTONES[guest]:
                 if name not in seen and re.search(pattern, log):
                     seen[name] = now
             if "listen" in seen and answered(port):
                 seen["answer"] = time.monotonic() - t0
                 return seen
             time.sleep(0.005)
-        raise TimeoutError(f"no answer in {timeout} s:\n" + guest.vm.tail())
+        raise TimeoutError(f"{guest}: no answer in {timeout} s:\n" + vm.tail())
     finally:
-        guest.stop()
+        stop()
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--boots", type=int, default=5)
-    ap.add_argument("--memory-mb", type=int, default=128)
+    ap.add_argument("--boots", type=int, default=5, help="boots per guest (default 5)")
+    ap.add_argument("--guests", default="nom,linux", help="comma-separated: nom, linux")
+    ap.add_argument("--memory-mb", type=int,
+                    help="guest memory (default: each guest's own, nom 128, Linux 256 MiB)")
     ap.add_argument("--timeout", type=float, default=120.0)
+    ap.add_argument("--output", help="results folder (default results/boot-time-DATE-COMMIT)")
     args = ap.parse_args(argv)
-    names = [n for n, _ in MILESTONES] + ["answer"]
-    rows = []
+    guests = [g.strip() for g in args.guests.split(",") if g.strip()]
+    if not guests or any(g not in MILESTONES for g in guests) or args.boots < 1:
+        ap.error(f"--guests takes {', '.join(MILESTONES)}; --boots at least 1")
+    result = {"benchmark": "QEMU start to the first HTTP answer (issue 16)",
+              "machine": describe("tcg", "tests and benches run under TCG here"),
+              "memory_mb": args.memory_mb, "loadavg_start": os.getloadavg(), "guests": {}}
     with tempfile.TemporaryDirectory(prefix="nom-boot-") as tmp:
-        for i in range(args.boots):
-            rows.append(one_boot(os.path.join(tmp, str(i)), args.memory_mb, args.timeout))
-            print("boot", i, " ".join(f"{n}={rows[-1].get(n, float('nan')):.3f}" for n in names))
-    print("median", " ".join(f"{n}={statistics.median(r.get(n, float('nan')) for r in rows):.3f}"
-                             for n in names))
-    print("uptime", os.getloadavg())
+        for guest in guests:
+            names = [n for n, _ in MILESTONES[guest]] + ["answer"]
+            rows = []
+            for i in range(args.boots):
+                rows.append(one_boot(guest, os.path.join(tmp, f"{guest}{i}"), args.memory_mb,
+                                     args.timeout))
+                print(guest, "boot", i, " ".join(f"{n}={rows[-1].get(n, float('nan')):.3f}"
+                                                 for n in names))
+            medians = {n: statistics.median(r.get(n, float("nan")) for r in rows)
+                       for n in names}
+            print(guest, "median", " ".join(f"{n}={v:.3f}" for n, v in medians.items()))
+            result["guests"][guest] = {"boots": rows, "median_s": medians}
+    result["loadavg_end"] = os.getloadavg()
+    out = os.path.abspath(args.output or stamped_output("boot-time"))
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "boot-time.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    print("load average", result["loadavg_start"], "->", result["loadavg_end"],
+          "; written", os.path.join(out, "boot-time.json"))
     return 0
 
 
