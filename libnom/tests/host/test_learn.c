@@ -355,10 +355,10 @@ static int bad_input_is_refused(void)
     return 1;
 }
 
-/* Recorded figures (apps/{memcached,nhttpd}/profile/profile.json, TCG with the skylake exit
- * cost: requests/s and mean latency per W) and connection counts of the load generators
- * (memaslap/wrk: 32 connections "many", 1 "single"): does the detector say the class the
- * experiment ran, with and without the connection count? */
+/* Recorded figures (apps/{memcached,nhttpd}/profile/profile.json as of d3f993d, TCG with the
+ * skylake exit cost: requests/s and mean latency per W) and connection counts of the load
+ * generators (memaslap/wrk: 32 connections "many", 1 "single"): does the detector say the
+ * class the experiment ran, with and without the connection count? */
 static int load_detector_on_recorded_figures(void)
 {
     static const struct { double rps, lat_us; enum nom_load_class cls; } rec[] = {

@@ -162,13 +162,23 @@ def test_points_under_the_exit_cost_model_are_read_in_the_hardwares_time():
     assert "time_base" not in profile_data.kvm_equivalent(good())
 
 
-def test_memcached_single_penalty_picks_the_fastest_w_in_the_hardwares_time():
-    """memcached's committed profile (exit-cost model, D 4.7-6.3): raw, every "single" point
-    breaks the 750 us SLO (latency 428-1026 us, jitter 678-1589 us), so the penalty utility
-    earned nothing anywhere and chose W = 40, the W serving least (issue 12's 14,277 against
-    22,968 ops/s at W = 0). Read in the hardware's time it chooses W = 0."""
+def test_memcached_many_penalty_earns_only_in_the_hardwares_time():
+    """memcached's committed profile (exit-cost model on the dilated clock, D 4.6-6.2): read raw,
+    every "many" point breaks the 750 us SLO (latency 1,037-1,146 us), so the penalty utility
+    expects a loss at every W, the trap that made issue 12's quick run choose the W serving
+    least. Read in the hardware's time (latency / D) every point meets the SLO and the choice
+    earns."""
     import choices
     path = TOP / "apps" / "memcached" / "profile" / "profile.json"
     raw = profile_data.load_profile(path)
-    assert "| penalty | single | 1 | 40 |" in choices.table(raw, [1.0])
-    assert "| penalty | single | 1 | 0 |" in choices.table(profile_data.kvm_equivalent(raw), [1.0])
+    assert all(p["latency_us"] > 750 for p in raw["classes"]["many"])
+    kvm = profile_data.kvm_equivalent(raw)
+    assert all(p["latency_us"] < 750 for p in kvm["classes"]["many"])
+    assert penalty_many_profit(choices.table(kvm, [1.0])) > 0
+    assert penalty_many_profit(choices.table(raw, [1.0])) < 0
+
+
+def penalty_many_profit(table):
+    """The expected profit ($/s) of choices.py's penalty/many row at the one price given."""
+    row = next(r for r in table.splitlines() if r.startswith("| penalty | many |"))
+    return float(row.rstrip(" |").split("|")[-1])
