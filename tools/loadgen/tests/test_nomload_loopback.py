@@ -1,5 +1,7 @@
 """Does nomload count, time and frame real servers' replies? (Host servers on 127.0.0.1 only:
 memcached, and NPtcp's receiver from our patched build, including its streaming mode.)"""
+import os
+import signal
 import subprocess
 import time
 
@@ -14,13 +16,16 @@ def server(request):
     procs = []
 
     def start(args):
-        p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # a group of its own: a shell loop's current child goes with it (killing only the
+        # shell left an NPtcp receiver running after the test)
+        p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
         procs.append(p)
         time.sleep(0.3)
         return p
     yield start
     for p in procs:
-        p.kill()
+        os.killpg(p.pid, signal.SIGKILL)
         p.wait()
 
 
