@@ -164,9 +164,11 @@ class Analysis:
     def profit(self, app, guest, variant, kind, raw=False):
         """(mean, stddev, n) of a run's profit under utility kind (raw: from the raw TCG
         figures; else in the pass's verdict units, see __init__). nom "adaptive" stands for the
-        run that adapted for kind (plan.adaptive_variant) when that variant ran."""
-        if guest == "nom" and variant == "adaptive":
-            own = adaptive_variant(kind)["name"]
+        run that adapted for kind (plan.adaptive_variant) when that variant ran, and so does
+        "adaptive-online" for the online mode's runs."""
+        mode = {"adaptive": "offline-profile", "adaptive-online": "online"}.get(variant)
+        if guest == "nom" and mode:
+            own = adaptive_variant(kind, mode)["name"]
             if self.runs(app, guest, own):
                 variant = own
         key = "profit_raw" if raw else "profit"

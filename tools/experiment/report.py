@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from profit import KINDS  # noqa: E402
 
-from . import kvmmodel, resume, timeline_figures  # noqa: E402
+from . import kvmmodel, resume, timeline_figures, verdict  # noqa: E402
 from .analysis import Analysis, ratio, stats  # noqa: E402
 from .plan import APPS, GUEST_VARIANTS, GUESTS, PHASES, RAW_PASS  # noqa: E402
 from .results import Results  # noqa: E402
@@ -139,6 +139,7 @@ class Report:
         self.table2()
         self.profits()
         self.static_vs_adaptive()
+        self.verdict()
         self.batching()
         self.pareto()
         self.raw_and_kvm()
@@ -428,15 +429,18 @@ class Report:
     def static_vs_adaptive(self):
         self.out("## Static vs adaptive batching delay (paper 6.5)", "",
                  "tpt: nom fixed at the W with the best mean throughput under *many*; lat: at "
-                 "the W with the best mean latency under *single*; adp: nom adaptive, the run "
-                 "that adapted for the row's utility function.", "")
+                 "the W with the best mean latency under *single*; adp: nom adaptive with its "
+                 "offline profile, the run that adapted for the row's utility function; adp "
+                 "online: the same with the online learner.", "")
         for app in self.apps:
             n = FIRST_FIG["static"] + APPS.index(app)
             best = self.a.best_w(app)
             series = {}
-            for col, color in (("tpt", "#8172b3"), ("lat", "#c44e52"), ("adp", "#55a868")):
-                if col == "adp":
-                    variant, label = "adaptive", "adp"
+            for col, color in (("tpt", "#8172b3"), ("lat", "#c44e52"), ("adp", "#55a868"),
+                               ("adp online", "#64b5cd")):
+                if col.startswith("adp"):
+                    variant = "adaptive" if col == "adp" else "adaptive-online"
+                    label = col
                 elif col in best:
                     variant, label = f"w={best[col]:g}", f"{col} (W={best[col]:g})"
                 else:
@@ -448,6 +452,31 @@ class Report:
                                 f"fig{n:02d}-{app}-static-vs-adaptive.png")
             self._nom_self_report(app)
             self.out(*timeline_figures.write(self.res.path, self.a.ok, app, self.plan))
+
+    def verdict(self):
+        """Issue 12's criterion, computed (verdict.py)."""
+        self.out("## Verdict: adaptive against the best fixed W and the other guests", "",
+                 "Per utility function and controller mode: nom adaptive's mean profit against "
+                 "the bar *best fixed W's mean minus one pooled standard deviation* (the fixed W "
+                 "with the highest mean profit under that function; pooled over both samples), "
+                 "and against each other guest's mean. Profit in $ per run, mean ± SD (n). "
+                 "*undefined*: fewer than three runs between the two samples.", "",
+                 "| app | utility | mode | adaptive | best fixed | bar | reaches bar | "
+                 "more than |", "|---|---|---|---|---|---|---|---|")
+        for app in self.apps:
+            for row in verdict.verdicts(self.a, app):
+                best = (f"W={row['best_w']:g}: {fmt_stat(row['best'])}" if row["best"]
+                        else "no fixed-W run")
+                reach = {True: "yes", False: "**no**", None: "undefined"}[row["meets_bar"]]
+                rivals = ", ".join(
+                    f"{GUEST_LABEL[r['guest']]}"
+                    f"{'' if r['variant'] == 'default' else ' ' + r['variant']} "
+                    f"({fmt(r['profit'][0])}): {'yes' if r['beaten'] else '**no**'}"
+                    for r in row["rivals"]) or "no other guest ran"
+                self.out(f"| {app} | {row['utility']} | {row['mode']} | "
+                         f"{fmt_stat(row['adaptive'])} | {best} | {fmt(row['bar'])} | {reach} | "
+                         f"{rivals} |")
+        self.out("")
 
     def _nom_self_report(self, app):
         """What nom's application said of itself at the end of each phase: W and price."""
