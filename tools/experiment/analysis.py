@@ -207,10 +207,12 @@ class Analysis:
         return best
 
     def nom_variant(self, app):
-        """The nom variant that stands for nom in the OS comparison: adaptive if it ran, else
-        the best-throughput fixed W (said so in the report)."""
-        if self.runs(app, "nom", "adaptive"):
-            return "adaptive"
+        """The nom variant that stands for nom in the OS comparison: adaptive with its offline
+        profile if it ran, else adaptive online (NetPIPE has no offline profile), else the
+        best-throughput fixed W (said so in the report)."""
+        for variant in ("adaptive", "adaptive-online"):
+            if self.runs(app, "nom", variant):
+                return variant
         best = self.best_w(app)
         return f"w={best['tpt']:g}" if "tpt" in best else "adaptive"
 

@@ -124,3 +124,16 @@ def test_a_phase_that_served_nothing_earns_nothing_and_has_no_latency():
     assert a.profit("memcached", "nom", "w=0", "penalty")[0] == pytest.approx(300.0)
     assert a.figure("memcached", "nom", "w=0", "many", "latency_us") == (None, None, 0)
     assert a.figure("memcached", "nom", "w=0", "many", "ops_s") == (0.0, 0.0, 1)
+
+
+def test_nom_stands_as_its_online_adaptive_when_no_offline_profile_ran():
+    # NetPIPE has no offline profile: its only adaptive runs are online ones, and they (not the
+    # best fixed W) are nom in the comparison; profit maps to the run adapted for the utility.
+    many, single = fig(1, 60, 7.5e9, 400, 0), fig(1, 60, 3.75e9, 100, 0)
+    online = record("nom", {"name": "adaptive-online", "utility": "penalty", "mode": "online"},
+                    1, many, single)
+    fixed = record("nom", {"name": "w=0", "w_us": 0}, 1, many, single)
+    a = Analysis([online, fixed], PLAN)
+    assert a.nom_variant("memcached") == "adaptive-online"
+    assert a.profit("memcached", "nom", "adaptive-online", "penalty")[0] == pytest.approx(1440.0)
+    assert Analysis([fixed], PLAN).nom_variant("memcached") == "w=0"
