@@ -29,7 +29,7 @@ def best_fixed(analysis, app, kind):
     found = []
     for w in analysis.w_values(app):
         s = analysis.profit(app, "nom", f"w={w:g}", kind)
-        if s[2] and s[0] is not None:
+        if s[2]:
             found.append((s[0], -w, w, s))  # ties: the smaller W
     if not found:
         return None

@@ -174,11 +174,5 @@ def test_memcached_many_penalty_earns_only_in_the_hardwares_time():
     assert all(p["latency_us"] > 750 for p in raw["classes"]["many"])
     kvm = profile_data.kvm_equivalent(raw)
     assert all(p["latency_us"] < 750 for p in kvm["classes"]["many"])
-    assert penalty_many_profit(choices.table(kvm, [1.0])) > 0
-    assert penalty_many_profit(choices.table(raw, [1.0])) < 0
-
-
-def penalty_many_profit(table):
-    """The expected profit ($/s) of choices.py's penalty/many row at the one price given."""
-    row = next(r for r in table.splitlines() if r.startswith("| penalty | many |"))
-    return float(row.rstrip(" |").split("|")[-1])
+    assert choices.best(kvm["classes"]["many"], "penalty", 1.0)[1] > 0
+    assert choices.best(raw["classes"]["many"], "penalty", 1.0)[1] < 0
