@@ -42,6 +42,12 @@ class GuestError(RuntimeError):
     """A guest or its load failed; the message goes into the report."""
 
 
+class HostBusy(GuestError):
+    """The host was not quiet enough to measure on (the calibration of D stayed slower than the
+    experiment's reference): the run is recorded failed with "redo": true, and --resume runs
+    it again."""
+
+
 class GuestDriver:
     """Base class of the drivers; subclasses override every method."""
     name = "guest"

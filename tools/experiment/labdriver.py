@@ -20,7 +20,7 @@ import netlab
 import vmcounters
 from nomvm import Nic
 
-from .driver import GuestDriver, GuestError
+from .driver import GuestDriver, GuestError, HostBusy
 
 MAC = "52:54:00:12:34:56"
 WARMUP_S = 1.0  # of each phase, loaded but not measured: connections, caches, the TCG cache
@@ -44,6 +44,9 @@ class LabDriver(GuestDriver):
     # The exit-cost model (tools/kvmcost: "off" for the stock QEMU, "skylake" or "apicv"); the
     # runner sets it (--kvmcost), alike for every guest. Each start() measures D anew.
     kvmcost_name = "off"
+    # The experiment's usual calibration of D ({"native_ticks", "tcg_ticks"}, runner:
+    # calibration.py), against which start() tells a busy host; None: not checked.
+    calibration_reference = None
     # The load's client (loadgen.phase): the paper's tools, memcaslap, wrk and NPtcp.
     client = "paper"
 
@@ -82,9 +85,16 @@ class LabDriver(GuestDriver):
         self.app, self.variant, self.workdir = app, variant, workdir
         try:
             # The run's own D, measured before its guest boots (tools/kvmcost/dilation.py).
-            self.kvmcost = kvmcost.model(self.kvmcost_name)
+            self.kvmcost = kvmcost.model(self.kvmcost_name,
+                                         reference=self.calibration_reference)
         except (OSError, RuntimeError, KeyError) as e:
             raise GuestError(f"exit-cost model {self.kvmcost_name}: {e}") from None
+        why = ((self.kvmcost or {}).get("calibration") or {}).get("disturbed")
+        if why:
+            # D drives the stalls and the guest's clock: a wrong D is another cost model, so
+            # the run would measure another system. Nothing has booted yet.
+            raise HostBusy(f"host busy while D was calibrated ({why}), "
+                           f"{len(self.kvmcost['calibration']['attempts'])} attempts")
         try:
             self.lab = netlab.NetLab().setup()
         except netlab.NetLabError as e:

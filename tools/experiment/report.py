@@ -6,6 +6,7 @@ adaptive's W, price, load class and profit rate over time: timeline_figures.py, 
 from a record; a guest, application or variant without records shows "not run" with the
 reasons the runner recorded, never a number.
 """
+import glob
 import os
 
 import matplotlib
@@ -13,9 +14,10 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 
+from kvmcost import dilation  # noqa: E402
 from profit import KINDS  # noqa: E402
 
-from . import kvmmodel, resume, timeline_figures, verdict  # noqa: E402
+from . import calibration, kvmmodel, resume, timeline_figures, verdict  # noqa: E402
 from .analysis import Analysis, ratio, stats  # noqa: E402
 from .plan import APPS, GUEST_VARIANTS, GUESTS, PHASES, RAW_PASS  # noqa: E402
 from .results import Results  # noqa: E402
@@ -130,6 +132,7 @@ class Report:
                  "Raw figures: `raw/`, `figures.csv`, `profit.csv`; machine: `machine.json`.", "")
         self.pass_and_cuts()
         self.exit_cost_model()
+        self.calibration_check()
         self.sessions()
         self.planned_missing()
         self.summary()
@@ -369,6 +372,30 @@ class Report:
                  "raw (as measured, dilated) unless marked KVM-equivalent (throughput x D, "
                  "latency / D: tools/experiment/kvmmodel.py says what this leaves out); the "
                  "section \"Raw and KVM-equivalent\" puts them side by side.", "")
+
+    def calibration_check(self):
+        """The runs' calibrations of D against the folder's reference (calibration.py), and the
+        runs set aside because theirs was taken on a busy host."""
+        ref = calibration.reference([calibration.of_record(r) for r in self.a.ok])
+        if ref is None:
+            return
+        off = calibration.disturbed(self.a.ok, ref)
+        aside = len(glob.glob(os.path.join(self.res.path, "disturbed", "*", "*", "run*.json")))
+        text = (f"Calibration of D: the reference (each side's median over these runs) is "
+                f"{ref['native_ticks']:,.0f} native and {ref['tcg_ticks']:,.0f} TCG ticks; a "
+                f"run's own may be at most {dilation.NATIVE_TOLERANCE:.0%} (native) and "
+                f"{dilation.TCG_TOLERANCE:.0%} (TCG) slower (tools/kvmcost/dilation.py). ")
+        if off:
+            text += (f"**{len(off)} run(s) here were calibrated on a busy host** (their D is "
+                     "another cost model; `run.py --resume` sets them aside and runs them "
+                     "again): " + "; ".join(f"{r['app']}/{r['guest']}-{r['variant']['name']}"
+                                            f"/run{r['run']} ({why})" for r, why in off) + ".")
+        else:
+            text += "Every run here is within it."
+        if aside:
+            text += (f" {aside} run(s) were set aside and run again (`disturbed/README.md` "
+                     "says why).")
+        self.out(text, "")
 
     def sessions(self):
         """The sessions that ran into this folder (run.py --resume adds one each)."""

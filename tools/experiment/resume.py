@@ -9,8 +9,10 @@ A run of a cell is complete when its record (raw/APP/GUEST-VARIANT/runN.json, wh
 Results.write_record writes atomically once the cell ended and its raw outputs are in the
 folder) is "ok", or "failed" for a reason of its own. The others run again: a cell without a
 record (the session was killed mid-cell; its raw folder may hold partial outputs, removed
-first), one whose record says it was interrupted (Ctrl-C, SIGTERM, the session's end), and one
-"not run" (asking the driver again costs nothing, and OSv's images may exist now).
+first), one whose record says it was interrupted (Ctrl-C, SIGTERM, the session's end) or asks
+to be redone (the host was busy when D was calibrated: nothing was measured), and one "not run"
+(asking the driver again costs nothing, and OSv's images may exist now). Before that, runs
+measured with a calibration of D taken on a busy host are set aside (calibration.py).
 """
 import dataclasses
 import json
@@ -71,7 +73,7 @@ def stored_plan(folder, asked=None):
 
 def is_complete(record):
     """Whether a run's record stands (above): ok, or failed for a reason of its own."""
-    if record.get("interrupted"):
+    if record.get("interrupted") or record.get("redo"):
         return False
     return record.get("status") == "ok" or (record.get("status") == "failed"
                                             and record.get("reason") != "interrupted")

@@ -23,8 +23,8 @@ from priceprovider import process as provider_process
 from profit import DEFAULT_PARAMS
 import toolflags
 
-from . import drivers, kvmmodel, resume, summary
-from .driver import GuestError, check_figures
+from . import calibration, drivers, kvmmodel, resume, summary
+from .driver import GuestError, HostBusy, check_figures
 from .machine import default_output, describe, utc_now
 from . import plan as plan_module
 from .plan import ADAPTIVE_MODES, APPS, DEFAULT_W, GUESTS, PHASES, Plan, quick_plan
@@ -181,6 +181,8 @@ def run_cell(driver, cell, run, plan, res, progress):
             provider.send_signal(signal.SIGUSR1 if i == 0 else signal.SIGUSR2)
             phases[phase] = check_figures(driver.load(phase, secs[phase]))
         record = {"status": "ok", "info": info, "phases": phases}
+    except HostBusy as e:  # nothing measured: --resume runs it again
+        record = {"status": "failed", "reason": str(e), "redo": True}
     except GuestError as e:
         record = {"status": "failed", "reason": str(e)}
     except Exception as e:  # as above: recorded with its traceback, the run goes on
@@ -274,12 +276,14 @@ class StopAfter(Exception):
     """The next run would end after --stop-after: the session stops, --resume continues."""
 
 
-def run_pass(todo, p, plan, guests, res, progress, deadline=None):
+def run_pass(todo, p, plan, guests, res, progress, deadline=None, reference=None):
     """Runs todo ([(run, cell)] of pass p) into res. Each run's earlier, unfinished attempt is
     removed first. Raises StopAfter before a run estimated to end after deadline (monotonic),
-    but for the session's first."""
+    but for the session's first. reference: the calibration of D each run's is checked
+    against (calibration.py), None: not checked."""
     for driver in guests.values():
-        driver.kvmcost_name = p.kvmcost  # LabDriver's; a MissingDriver ignores it
+        driver.kvmcost_name = p.kvmcost  # LabDriver's; a MissingDriver ignores them
+        driver.calibration_reference = reference
     for run, cell in todo:
         # A session starts at least one run (a run longer than --stop-after would stall).
         if (deadline is not None and progress.done and _can_run(guests[cell.guest], cell,
@@ -374,6 +378,9 @@ def main(argv=None):
     budget_s = args.budget_hours * 3600
     passes = [(p, Results(os.path.join(out, p.subdir)) if not args.dry_run or args.resume
                else None) for p in plan.passes()]
+    if args.resume and not args.dry_run:
+        for p, res in passes:
+            _set_aside_disturbed(p, res)
     # What is left to run: everything, or with --resume what DIR lacks.
     todo = [(p, res, resume.todo(res, plan.schedule(p.runs)) if args.resume
              else plan.schedule(p.runs)) for p, res in passes]
@@ -410,13 +417,16 @@ def main(argv=None):
     runnable_runs = sum(1 for p, _, runs in todo for _, cell in runs
                         if _can_run(guests[cell.guest], cell, p.kvmcost))
     deadline = (time.monotonic() + args.stop_after * 3600) if args.stop_after else None
+    references = {p.name: _reference(p, res) for p, res, runs in todo
+                  if any(_can_run(guests[cell.guest], cell, p.kvmcost) for _, cell in runs)}
     signal.signal(signal.SIGTERM, _interrupt)
     end = "complete"
     try:
         with Progress(len(left), plan.duration_s, plan.boot_estimate_s,
                       runnable_cells=runnable_runs) as progress:
             for p, res, runs in todo:
-                run_pass(runs, p, plan, guests, res, progress, deadline)
+                run_pass(runs, p, plan, guests, res, progress, deadline,
+                         references.get(p.name))
     except KeyboardInterrupt:
         end = "interrupted"
         print("experiment: interrupted; writing the report of what ran", file=sys.stderr)
@@ -435,6 +445,33 @@ def main(argv=None):
         print(f"experiment: continue with: python3 tools/experiment/run.py --resume {out}",
               file=sys.stderr)
     return {"complete": 0, "interrupted": 130, "stop-after": 3}[end]
+
+
+def _set_aside_disturbed(p, res):
+    """--resume: moves pass p's runs measured with a calibration of D taken on a busy host
+    into res's disturbed/ (calibration.py), so that they run again."""
+    ref = calibration.recorded_reference(res) if p.kvmcost != "off" else None
+    for line in calibration.set_aside(res, ref) if ref else []:
+        print(f"experiment: set aside (calibration of D on a busy host): {line}",
+              file=sys.stderr)
+
+
+def _reference(p, res):
+    """The calibration of D pass p's runs are checked against: from res's runs, else measured
+    now; None for a pass on the stock QEMU."""
+    if p.kvmcost == "off":
+        return None
+    ref = calibration.recorded_reference(res)
+    if ref is None:
+        print("experiment: calibrating D for the reference "
+              f"({calibration.REFERENCE_RUNS} times)", file=sys.stderr)
+        try:
+            ref = calibration.measure_reference(p.kvmcost)
+        except (OSError, RuntimeError, KeyError, subprocess.SubprocessError) as e:
+            # Each run's own calibration fails alike and says so in its record.
+            print(f"experiment: no reference calibration of D ({e}): runs are not checked "
+                  "for a busy host", file=sys.stderr)
+    return ref
 
 
 def session_split(plan, todo, runnable, session_s):

@@ -102,11 +102,13 @@ COST_FILES = {"skylake": SKYLAKE, "apicv": APICV}
 CHOICES = ("off",) + tuple(COST_FILES)
 
 
-def model(name, dilation=None):
+def model(name, dilation=None, reference=None):
     """The setting of a run under cost model `name` ("off": None): {"name", "cost_file",
     "dilation", "calibration"}. D is measured now (dilation.calibrate on the patched QEMU:
-    D_mix, README "Which D") unless given; it drives both the stalls and the guest's clock,
-    so it is at least 1 (TCG is never faster than the host; QEMU refuses less).
+    D_mix, README "Which D"; with `reference`, a calibration slower than it is repeated and
+    "disturbed" in it says whether the host stayed busy) unless given; it drives both the
+    stalls and the guest's clock, so it is at least 1 (TCG is never faster than the host;
+    QEMU refuses less).
     FileNotFoundError if the patched QEMU is not built; KeyError for an unknown name;
     dilation.CalibrationError if the calibration fails."""
     if name in (None, "off"):
@@ -116,7 +118,7 @@ def model(name, dilation=None):
     calibration = None
     if dilation is None:
         from . import dilation as dil
-        calibration = dil.calibrate(qemu)
+        calibration = dil.calibrate(qemu, reference=reference)
         dilation = max(1.0, calibration["d_mix"])
     return {"name": name, "cost_file": cost_file, "dilation": float(dilation),
             "calibration": calibration, "qemu": qemu}

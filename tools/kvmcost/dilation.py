@@ -26,6 +26,7 @@ import os
 import re
 import subprocess
 import tempfile
+import time
 
 from . import BUILD, HERE, TOP
 
@@ -87,16 +88,61 @@ def run_guest(qemu="qemu-system-x86_64", timeout=120):
             return parse_line(f.read())
 
 
-def calibrate(qemu="qemu-system-x86_64"):
-    """Measures D_mix now: {"d_mix", "native_ticks", "tcg_ticks", "check", "method"}.
-    CalibrationError if either side fails or they computed different results."""
-    build()
+# How much slower than a reference calibration of the same machine either side may be before
+# the host counts as busy while it ran. From the 60 runs of results/2026-11-26-b77589b: the
+# native mix's fastest of 5 stayed within 0.3% of its median and the TCG guest's within -3.2%
+# .. +1.3%; six outliers were +5% .. +72% slower (another process held a core for the whole
+# calibration), giving D = 3.7 .. 8.0 against 4.66, and their runs a different cost model.
+# A disturbance only adds time, so only the slower side is tested.
+NATIVE_TOLERANCE = 0.02
+TCG_TOLERANCE = 0.04
+ATTEMPTS = 3          # calibrations at most before a run gives up on a busy host
+RETRY_PAUSE_S = 15.0  # between them: a burst of another process usually passes by then
+
+
+def slower_than(calibration, reference):
+    """Why `calibration` looks disturbed against `reference` (both with "native_ticks" and
+    "tcg_ticks"), or None when both sides are within their tolerance."""
+    why = []
+    for side, tol in (("native", NATIVE_TOLERANCE), ("tcg", TCG_TOLERANCE)):
+        ratio = calibration[f"{side}_ticks"] / reference[f"{side}_ticks"]
+        if ratio > 1 + tol:
+            why.append(f"the {side} mix took {ratio - 1:+.0%} against the reference "
+                       f"(tolerance {tol:.0%})")
+    return "; ".join(why) or None
+
+
+def _measure_once(qemu):
     native, guest = run_native(), run_guest(qemu)
     if native["check"] != guest["check"] or native["rounds"] != guest["rounds"]:
         raise CalibrationError(f"native and guest mixes differ: {native} vs {guest}")
-    return {"d_mix": guest["min_ticks"] / native["min_ticks"],
-            "native_ticks": native["min_ticks"], "tcg_ticks": guest["min_ticks"],
-            "check": native["check"], "method": "calib/mix.c, native vs TCG, TSC ticks"}
+    return {"native_ticks": native["min_ticks"], "tcg_ticks": guest["min_ticks"],
+            "check": native["check"]}
+
+
+def calibrate(qemu="qemu-system-x86_64", reference=None, attempts=ATTEMPTS,
+              pause_s=RETRY_PAUSE_S, sleep=time.sleep):
+    """Measures D_mix now: {"d_mix", "native_ticks", "tcg_ticks", "check", "method"}.
+    With a reference (the experiment's usual calibration, tools/experiment/calibration.py) a
+    measurement slower than it (slower_than) is repeated after pause_s, up to `attempts` in
+    all, each side keeping its fastest; then "attempts" lists them and "disturbed" says why
+    the best is still off (None: it is not). CalibrationError if either side fails or they
+    computed different results."""
+    build()
+    tries = []
+    while True:
+        tries.append(_measure_once(qemu))
+        best = {side: min(t[side] for t in tries) for side in ("native_ticks", "tcg_ticks")}
+        why = slower_than(best, reference) if reference else None
+        if why is None or len(tries) >= attempts:
+            break
+        sleep(pause_s)
+    out = {"d_mix": best["tcg_ticks"] / best["native_ticks"], **best,
+           "check": tries[0]["check"], "method": "calib/mix.c, native vs TCG, TSC ticks"}
+    if reference:
+        out.update(attempts=tries, disturbed=why,
+                   reference={k: reference[k] for k in ("native_ticks", "tcg_ticks")})
+    return out
 
 
 def host_clock_hz(cpuinfo="/proc/cpuinfo"):

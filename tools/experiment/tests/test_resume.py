@@ -7,7 +7,7 @@ import os
 import pytest
 
 from experiment import runner
-from experiment.driver import GuestDriver
+from experiment.driver import GuestDriver, HostBusy
 from experiment.resume import is_complete
 
 pytestmark = pytest.mark.unit
@@ -160,3 +160,52 @@ def test_plan_splits_what_is_left_into_sessions(fake, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "session 1 (--stop-after 0.01): 1 runs" in out
     assert "session 4 (--stop-after 0.01, then --resume): 1 runs, ~0m17s" in out
+
+
+class CalibratedDriver(FakeDriver):
+    """A FakeDriver whose runs carry a calibration of D (TCG ticks from `tcg`, one per start;
+    None: the host stays busy and start() raises HostBusy, as LabDriver does)."""
+    tcg = []
+    references = []
+
+    def start(self, app, variant, workdir, on_network=None):
+        CalibratedDriver.references.append(self.calibration_reference)
+        ticks = CalibratedDriver.tcg.pop(0)
+        if ticks is None:
+            raise HostBusy("host busy while D was calibrated (the tcg mix took +60%)")
+        super().start(app, variant, workdir, on_network)
+        return {"kvmcost": {"calibration": {"native_ticks": 1000, "tcg_ticks": ticks,
+                                            "d_mix": ticks / 1000}}}
+
+
+def test_runs_measured_on_a_busy_host_are_set_aside_and_run_again(fake, tmp_path, monkeypatch,
+                                                                   capsys):
+    """A run whose D was calibrated on a busy host is another cost model: --resume moves it
+    to disturbed/ (kept, with the reason) and runs it again, like a run that found the host
+    busy and measured nothing."""
+    monkeypatch.setattr(runner.drivers, "load",
+                        lambda guests, **kw: {g: CalibratedDriver(g) for g in guests})
+    ref = {"native_ticks": 1000, "tcg_ticks": 5000}
+    monkeypatch.setattr(runner.calibration, "measure_reference", lambda name: ref)
+    args = [a if a != "off" else "skylake" for a in PLAN_ARGS] + ["--raw-runs", "0"]
+    out = str(tmp_path / "run")
+    CalibratedDriver.tcg, CalibratedDriver.references = [5000, 8600, None, 4990], []
+    assert runner.main(args + ["--output", out]) == 0
+    assert CalibratedDriver.references == [ref] * RUNS
+    busy = [r for r in records(out).values() if r["status"] == "failed"]
+    assert len(busy) == 1 and busy[0]["redo"] and not is_complete(busy[0])
+
+    fake.calls, CalibratedDriver.tcg = [], [5020, 4980]
+    capsys.readouterr()
+    assert runner.main(["--resume", out]) == 0
+    err = capsys.readouterr().err
+    assert "set aside (calibration of D on a busy host)" in err and "+72%" in err
+    assert "resuming: 2 runs left" in err and len(starts(fake)) == 2
+    recs = records(out)
+    assert len(recs) == RUNS and all(r["status"] == "ok" for r in recs.values())
+    assert max(r["info"]["kvmcost"]["calibration"]["tcg_ticks"] for r in recs.values()) == 5020
+    aside = tmp_path / "run" / "disturbed"
+    [kept] = list(aside.glob("memcached/*/run*.json"))
+    assert json.loads(kept.read_text())["info"]["kvmcost"]["calibration"]["tcg_ticks"] == 8600
+    assert (kept.parent / kept.stem / "serial.log").exists()
+    assert "| 8.60 | the tcg mix took +72%" in (aside / "README.md").read_text()
