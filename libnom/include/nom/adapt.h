@@ -173,7 +173,8 @@ int nom_adapt_find_w(const struct nom_adapt_profile *prof, enum nom_load_class c
 /* The load classifier with hysteresis described above. */
 struct nom_load_meter {
     enum nom_load_class cls;
-    unsigned votes; /* consecutive samples voting for the other class */
+    unsigned votes;           /* consecutive samples voting for the other class */
+    enum nom_load_class vote; /* the last sample's; NOM_LOAD_CLASSES: the dead band */
 };
 
 /* Starts in cls. Never fails. */
@@ -181,6 +182,10 @@ void nom_load_meter_init(struct nom_load_meter *m, enum nom_load_class cls);
 /* One sample of concurrency concurrent requests (nom/learn.h's nom_load_concurrency). Returns 1
  * if the class changed, else 0. */
 int nom_load_meter_sample(struct nom_load_meter *m, unsigned concurrency);
+/* 1 if the last sample voted for the class in force (or none was taken yet), else 0: a window
+ * in the dead band or before a change the votes have not confirmed yet measured another load
+ * than the class's, and must not teach the class's estimates (online.c). */
+int nom_load_meter_settled(const struct nom_load_meter *m);
 
 /* "penalty", "refund", "bonus" / "many", "single"; "?" for other values. */
 const char *nom_utility_name(enum nom_utility_kind kind);

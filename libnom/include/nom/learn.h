@@ -10,7 +10,7 @@
  * gives it to nom_learn_observe(), then asks nom_learn_next() again. The utility is the
  * caller's: a score function over an estimate (T, L, J, exits); the learner calls it whenever
  * it compares settings, so a new price or utility takes effect at the next nom_learn_next()
- * (nom_learn_retarget() also grants an exploration burst). Estimates are kept per load class;
+ * (nom_learn_retarget() drops the old utility's hysteresis). Estimates are kept per load class;
  * nom_learn_set_class() switches the table in use (the load detector below decides the
  * class). A profile measured offline seeds the tables (nom_learn_seed_profile); without one,
  * or with a bad one (refused with a one-line reason), the learner starts empty and explores.
@@ -31,9 +31,10 @@
  *   Budget. A window runs a setting other than the greedy one only by spending a token.
  *   Tokens accrue at explore_share per window (default 0.05: at most 1 window in 20 off the
  *   greedy setting in the long run) up to explore_burst (default: the number of settings,
- *   enough for one sweep); nom_learn_init, nom_learn_set_class and nom_learn_retarget refill
- *   the bucket. So after a re-target at most explore_burst windows explore at once, and W
- *   changes at most 2 * explore_share of the windows once the bucket is empty. The greedy
+ *   enough for one sweep); nom_learn_init, nom_learn_set_class and a detected change refill
+ *   the bucket, a price change does not (the estimates still hold, they are scored anew). So
+ *   after a change of load at most explore_burst windows explore at once, and W changes at
+ *   most 2 * explore_share of the windows once the bucket is empty. The greedy
  *   setting itself moves only when another one is better by more than one standard error of
  *   the difference (hysteresis against noise), ties keep the setting in use.
  *
@@ -42,8 +43,8 @@
  *   500 ms; idle windows, which the controller does not observe, forget nothing). An arm not run for long has a wide confidence box and is re-explored when
  *   tokens allow. A sample far off its setting's history (one beyond 5 deviations, or 3 in a
  *   row beyond 2.5 on the same side, once the history weighs 5 windows) is a change of the
- *   machine or the load: that history is dropped, the other settings' weights are cut to
- *   retarget_keep and the bucket refilled, so a change nobody announced re-targets like an
+ *   machine or the load: the class's whole history is dropped (the other settings' means are
+ *   biased too) and the bucket refilled, so a change nobody announced re-targets like an
  *   announced one. A new class keeps what it learned before, its weights cut to retarget_keep.
  *
  * Load class without being told (paper 6.1 "many" / "single"): nom_load_concurrency() turns a
@@ -153,8 +154,9 @@ int nom_learn_observe(struct nom_learn *l, int arm, const struct nom_learn_sampl
  * refill the bucket. No-op if cls is the current class. */
 void nom_learn_set_class(struct nom_learn *l, enum nom_load_class cls);
 
-/* The utility or the price changed (the score function now scores differently): refill the
- * bucket so settings near the new optimum get measured. Never fails. */
+/* The utility or the price changed (the score function now scores differently): the next
+ * nom_learn_next picks the best estimate afresh, without hysteresis; the estimates are kept
+ * and no exploration is granted (they do not depend on the price). Never fails. */
 void nom_learn_retarget(struct nom_learn *l);
 
 /* The estimate of setting arm in the current class; -EINVAL if arm is out of range. */

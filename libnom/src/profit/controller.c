@@ -223,7 +223,8 @@ static void decide_online(int price_changed)
     }
     ctl.online.price = st->price;
     uint32_t w = adapt_online_window(&ctl.online, &now, seconds, st->active_conns, st->load,
-                                     price_changed, &explore, &rate, &has_rate);
+                                     nom_load_meter_settled(&ctl.meter), price_changed,
+                                     &explore, &rate, &has_rate);
     st->explorations += (uint64_t)explore;
     st->has_rate = has_rate;
     st->profit_rate = rate;

@@ -297,10 +297,14 @@ static double z_of(const struct nom_learn *l, const struct nom_learn_arm *a, dou
 /* Change detection on a setting with history (a CUSUM-like rule, after Liu, Lee and Shroff,
  * "A change-detection based framework for piecewise-stationary multi-armed bandits", 2018):
  * one sample beyond CHANGE_Z_ONE deviations, or CHANGE_RUN in a row beyond CHANGE_Z_RUN on
- * the same side, means the outcome of this setting changed: its history is dropped, the
- * other settings of the class lose weight (they are likely stale too) and the bucket is
- * refilled to re-explore them. Without it a long history hides the change for ~1/(1 -
- * discount) windows and inflates the variance that the hysteresis relies on. */
+ * the same side, means the outcome of this setting changed: the load or the machine did, so
+ * the whole class's history is dropped (as that paper restarts its bandit) and the bucket is
+ * refilled for one sweep. Without it a long history hides the change for ~1/(1 - discount)
+ * windows and inflates the variance that the hysteresis relies on. Why every setting, not
+ * only the one that showed it: the others' means are biased, not merely uncertain; kept at a
+ * reduced weight and mixed with new samples they had wide boxes that drew one exploration
+ * after another (NetPIPE, stream then ping-pong in one class: results/2026-11-26-b77589b,
+ * adaptive-online-bonus run 1 ran W > 0 in 16 of the ping-pong phase's 60 s). */
 #define CHANGE_MIN_WEIGHT 5.0
 #define CHANGE_Z_ONE 5.0
 #define CHANGE_Z_RUN 2.5
@@ -339,9 +343,7 @@ int nom_learn_observe(struct nom_learn *l, int arm, const struct nom_learn_sampl
         return -EINVAL;
     struct nom_learn_arm *a = &l->arms[l->cls][arm];
     if (changed(l, a, s)) {
-        for (unsigned i = 0; i < l->cfg.narms; i++)
-            arm_scale(&l->arms[l->cls][i], l->cfg.retarget_keep);
-        *a = (struct nom_learn_arm){0};
+        memset(l->arms[l->cls], 0, sizeof l->arms[l->cls]);
         l->tokens = l->cfg.explore_burst;
         l->greedy = -1;
         l->changes++;
@@ -365,8 +367,11 @@ void nom_learn_set_class(struct nom_learn *l, enum nom_load_class cls)
 
 void nom_learn_retarget(struct nom_learn *l)
 {
-    l->greedy = -1; /* the new utility decides afresh, without the old one's hysteresis */
-    l->tokens = l->cfg.explore_burst;
+    /* The new utility decides afresh, without the old one's hysteresis. No exploration burst:
+     * what each setting gives (T, L, J, exits) does not depend on the price, so the estimates
+     * hold and are only scored anew; a burst here cost memcached and NetPIPE windows far off
+     * the optimum right after each price change. */
+    l->greedy = -1;
 }
 
 int nom_learn_estimate(const struct nom_learn *l, int arm, struct nom_learn_estimate *out)

@@ -5,6 +5,7 @@ void nom_load_meter_init(struct nom_load_meter *m, enum nom_load_class cls)
 {
     m->cls = cls;
     m->votes = 0;
+    m->vote = cls;
 }
 
 /* What one sample says: a class, or NOM_LOAD_CLASSES inside the dead band. */
@@ -20,6 +21,7 @@ static enum nom_load_class vote_of(unsigned concurrency)
 int nom_load_meter_sample(struct nom_load_meter *m, unsigned concurrency)
 {
     enum nom_load_class v = vote_of(concurrency);
+    m->vote = v;
     if (v == NOM_LOAD_CLASSES || v == m->cls) {
         m->votes = 0; /* votes must be consecutive */
         return 0;
@@ -29,4 +31,9 @@ int nom_load_meter_sample(struct nom_load_meter *m, unsigned concurrency)
     m->cls = v;
     m->votes = 0;
     return 1;
+}
+
+int nom_load_meter_settled(const struct nom_load_meter *m)
+{
+    return m->vote == m->cls;
 }

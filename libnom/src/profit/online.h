@@ -49,13 +49,15 @@ int adapt_online_sample(const struct nom_adapt_counters *start,
                         const struct nom_adapt_counters *end, double seconds, unsigned conns,
                         struct nom_learn_sample *out);
 
-/* A window of `seconds` ended with counters now: learns from it (unless idle), follows the
- * class and a price change, and returns the W for the next window (*explore: 1 if that W is
- * an exploration). The expected rate of the best estimate goes into *rate (*has_rate 0 when
+/* A window of `seconds` ended with counters now: learns from it (unless idle, or not settled:
+ * the load detector's last vote was not for cls, nom_load_meter_settled), follows the class
+ * and a price change, and returns the W for the next window (*explore: 1 if that W is an
+ * exploration). The expected rate of the best estimate goes into *rate (*has_rate 0 when
  * nothing is known yet). */
 uint32_t adapt_online_window(struct adapt_online *o, const struct nom_adapt_counters *now,
                              double seconds, unsigned conns, enum nom_load_class cls,
-                             int price_changed, int *explore, double *rate, int *has_rate);
+                             int settled, int price_changed, int *explore, double *rate,
+                             int *has_rate);
 
 /* The controller runs w_us for a reason of its own (a stale price: NOM_ADAPT_SAFE_W_US): the
  * window that ended with counters now is dropped, and the next one is learned from only if
