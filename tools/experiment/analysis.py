@@ -13,7 +13,7 @@ from priceprovider import Schedule
 from profit import KINDS, Measurement, UtilityParams, run_profit
 
 from . import kvmmodel
-from .plan import adaptive_variant
+from .plan import ADAPTIVE_MODES, adaptive_variant
 
 
 
@@ -210,7 +210,8 @@ class Analysis:
         """The nom variant that stands for nom in the OS comparison: adaptive with its offline
         profile if it ran, else adaptive online (NetPIPE has no offline profile), else the
         best-throughput fixed W (said so in the report)."""
-        for variant in ("adaptive", "adaptive-online"):
+        for mode in ADAPTIVE_MODES:  # offline-profile first
+            variant = adaptive_variant("penalty", mode)["name"]
             if self.runs(app, "nom", variant):
                 return variant
         best = self.best_w(app)

@@ -19,10 +19,10 @@ import statistics
 
 import kvmcost
 from kvmcost import dilation
+from kvmcost.dilation import SIDES
 
 MIN_RUNS = 3
 REFERENCE_RUNS = 3
-SIDES = ("native_ticks", "tcg_ticks")
 
 README_HEAD = "# Runs set aside\n"
 README_SECTION = """
@@ -106,9 +106,8 @@ def set_aside(res, ref):
         if os.path.isdir(src):
             shutil.move(src, os.path.join(dest_dir, name))
         shutil.move(src + ".json", os.path.join(dest_dir, name + ".json"))
-        d = of_record(r)["tcg_ticks"] / of_record(r)["native_ticks"]
         line = f"{r['app']}/{key}/run{r['run']}"
-        text += f"| {line} | {d:.2f} | {why} |\n"
+        text += f"| {line} | {of_record(r)['d_mix']:.2f} | {why} |\n"
         lines.append(f"{line}: {why}")
     with open(readme + ".tmp", "w") as f:
         f.write(text)

@@ -414,11 +414,12 @@ def main(argv=None):
                           price_port=plan.price_port)
     if osv:
         print(osv, file=sys.stderr)
-    runnable_runs = sum(1 for p, _, runs in todo for _, cell in runs
-                        if _can_run(guests[cell.guest], cell, p.kvmcost))
+    runnable_by_pass = {p.name: sum(1 for _, cell in runs
+                                    if _can_run(guests[cell.guest], cell, p.kvmcost))
+                        for p, _, runs in todo}
+    runnable_runs = sum(runnable_by_pass.values())
     deadline = (time.monotonic() + args.stop_after * 3600) if args.stop_after else None
-    references = {p.name: _reference(p, res) for p, res, runs in todo
-                  if any(_can_run(guests[cell.guest], cell, p.kvmcost) for _, cell in runs)}
+    references = {p.name: _reference(p, res) for p, res, _ in todo if runnable_by_pass[p.name]}
     signal.signal(signal.SIGTERM, _interrupt)
     end = "complete"
     try:

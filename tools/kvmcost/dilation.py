@@ -96,6 +96,7 @@ def run_guest(qemu="qemu-system-x86_64", timeout=120):
 # A disturbance only adds time, so only the slower side is tested.
 NATIVE_TOLERANCE = 0.02
 TCG_TOLERANCE = 0.04
+SIDES = ("native_ticks", "tcg_ticks")  # what a calibration measures, each the fastest seen
 ATTEMPTS = 3          # calibrations at most before a run gives up on a busy host
 RETRY_PAUSE_S = 15.0  # between them: a burst of another process usually passes by then
 
@@ -132,7 +133,7 @@ def calibrate(qemu="qemu-system-x86_64", reference=None, attempts=ATTEMPTS,
     tries = []
     while True:
         tries.append(_measure_once(qemu))
-        best = {side: min(t[side] for t in tries) for side in ("native_ticks", "tcg_ticks")}
+        best = {side: min(t[side] for t in tries) for side in SIDES}
         why = slower_than(best, reference) if reference else None
         if why is None or len(tries) >= attempts:
             break
@@ -141,7 +142,7 @@ def calibrate(qemu="qemu-system-x86_64", reference=None, attempts=ATTEMPTS,
            "check": tries[0]["check"], "method": "calib/mix.c, native vs TCG, TSC ticks"}
     if reference:
         out.update(attempts=tries, disturbed=why,
-                   reference={k: reference[k] for k in ("native_ticks", "tcg_ticks")})
+                   reference={k: reference[k] for k in SIDES})
     return out
 
 
