@@ -55,6 +55,31 @@ def fmt_ratio(r):
     return "-" if r is None else f"{r:.2f}x"
 
 
+def verdict_table(analysis, apps):
+    """The lines of issue 12's verdict (verdict.py) for apps: its explanation and its table."""
+    lines = ["Per utility function and controller mode: nom adaptive's mean profit against "
+             "the bar *best fixed W's mean minus one pooled standard deviation* (the fixed W "
+             "with the highest mean profit under that function; pooled over both samples), "
+             "and against each other guest's mean. Profit in $ per run, mean ± SD (n). "
+             "*undefined*: fewer than three runs between the two samples.", "",
+             "| app | utility | mode | adaptive | best fixed | bar | reaches bar | "
+             "more than |", "|---|---|---|---|---|---|---|---|"]
+    for app in apps:
+        for row in verdict.verdicts(analysis, app):
+            best = (f"W={row['best_w']:g}: {fmt_stat(row['best'])}" if row["best"]
+                    else "no fixed-W run")
+            reach = {True: "yes", False: "**no**", None: "undefined"}[row["meets_bar"]]
+            rivals = ", ".join(
+                f"{GUEST_LABEL[r['guest']]}"
+                f"{'' if r['variant'] == 'default' else ' ' + r['variant']} "
+                f"({fmt(r['profit'][0])}): {'yes' if r['beaten'] else '**no**'}"
+                for r in row["rivals"]) or "no other guest ran"
+            lines.append(f"| {app} | {row['utility']} | {row['mode']} | "
+                         f"{fmt_stat(row['adaptive'])} | {best} | {fmt(row['bar'])} | {reach} | "
+                         f"{rivals} |")
+    return lines
+
+
 class Report:
     def __init__(self, folder):
         self.res = Results(folder)
@@ -483,27 +508,7 @@ class Report:
     def verdict(self):
         """Issue 12's criterion, computed (verdict.py)."""
         self.out("## Verdict: adaptive against the best fixed W and the other guests", "",
-                 "Per utility function and controller mode: nom adaptive's mean profit against "
-                 "the bar *best fixed W's mean minus one pooled standard deviation* (the fixed W "
-                 "with the highest mean profit under that function; pooled over both samples), "
-                 "and against each other guest's mean. Profit in $ per run, mean ± SD (n). "
-                 "*undefined*: fewer than three runs between the two samples.", "",
-                 "| app | utility | mode | adaptive | best fixed | bar | reaches bar | "
-                 "more than |", "|---|---|---|---|---|---|---|---|")
-        for app in self.apps:
-            for row in verdict.verdicts(self.a, app):
-                best = (f"W={row['best_w']:g}: {fmt_stat(row['best'])}" if row["best"]
-                        else "no fixed-W run")
-                reach = {True: "yes", False: "**no**", None: "undefined"}[row["meets_bar"]]
-                rivals = ", ".join(
-                    f"{GUEST_LABEL[r['guest']]}"
-                    f"{'' if r['variant'] == 'default' else ' ' + r['variant']} "
-                    f"({fmt(r['profit'][0])}): {'yes' if r['beaten'] else '**no**'}"
-                    for r in row["rivals"]) or "no other guest ran"
-                self.out(f"| {app} | {row['utility']} | {row['mode']} | "
-                         f"{fmt_stat(row['adaptive'])} | {best} | {fmt(row['bar'])} | {reach} | "
-                         f"{rivals} |")
-        self.out("")
+                 *verdict_table(self.a, self.apps), "")
 
     def _nom_self_report(self, app):
         """What nom's application said of itself at the end of each phase: W and price."""
