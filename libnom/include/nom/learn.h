@@ -38,6 +38,12 @@
  *   setting itself moves only when another one is better by more than one standard error of
  *   the difference (hysteresis against noise), ties keep the setting in use.
  *
+ *   Unimodality. Profit is taken to rise with W to one peak and fall after it, per knob
+ *   value (the paper's profiles and ours). A setting never measured is skipped while the two
+ *   measured W just below it fall by more than two standard errors of their difference: a
+ *   sweep on a surface that falls from W = 0 (one client, ping-pong) measures W = 0 and the
+ *   next W and stops there instead of paying a window at every larger W.
+ *
  *   Forgetting. Every observed window multiplies the weights of the current class's samples
  *   by discount (default 0.95: a sample counts half after 14 windows, 7 s at the controller's
  *   500 ms; idle windows, which the controller does not observe, forget nothing). An arm not run for long has a wide confidence box and is re-explored when

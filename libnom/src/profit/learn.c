@@ -203,12 +203,49 @@ static double arm_utility(const struct nom_learn *l, int i, double *se)
     return u;
 }
 
+/* The measured setting of arm i's knob with the largest W below `below` us, or -1. */
+static int known_below(const struct nom_learn *l, int i, uint32_t below)
+{
+    int found = -1;
+    for (int j = 0; j < (int)l->cfg.narms; j++) {
+        const struct nom_learn_arm_key *k = &l->cfg.arms[j];
+        if (k->knob == l->cfg.arms[i].knob && k->w_us < below && known(l, j) &&
+            (found < 0 || k->w_us > l->cfg.arms[found].w_us))
+            found = j;
+    }
+    return found;
+}
+
+/* How far the utility must fall between the two measured W below a setting, in standard
+ * errors of the difference, before the setting is taken for past the peak: two, so that
+ * noise alone prunes a setting worth a window about once in forty sweeps. */
+#define PEAK_Z 2.0
+
+/* Is setting i (never measured) past the peak? Profit is unimodal in W for a given knob: it
+ * rises while batching saves more than it delays and falls after (the paper's profiles and
+ * ours: results/2026-11-26-b77589b's fixed-W cells). So when the two measured W just below
+ * i already fall by more than PEAK_Z errors, every larger W is worse still and measuring it
+ * only costs a window far off the optimum. NetPIPE's online runs swept all six W twice per
+ * run, at the start and after the stream -> ping-pong change, where W >= 20 earned a third
+ * of W = 0's rate: ~12 s of each 60 s phase (results/2026-11-26-online-11e69b8). */
+static int past_the_peak(const struct nom_learn *l, int i)
+{
+    int j = known_below(l, i, l->cfg.arms[i].w_us);
+    int k = j >= 0 ? known_below(l, i, l->cfg.arms[j].w_us) : -1;
+    if (k < 0)
+        return 0;
+    double se_j, se_k, u_j = arm_utility(l, j, &se_j), u_k = arm_utility(l, k, &se_k);
+    return isfinite(u_j) && isfinite(u_k) &&
+           u_k - u_j > PEAK_Z * sqrt(se_j * se_j + se_k * se_k);
+}
+
 /* The optimistic index: the best score over the corners of the setting's confidence box.
- * A setting never measured is +INFINITY (measure it first). */
+ * A setting never measured is +INFINITY (measure it first), unless it is past the peak
+ * (-INFINITY: not worth a window while the settings below it say so). */
 static double arm_index(const struct nom_learn *l, int i, double total_weight)
 {
     if (!known(l, i))
-        return INFINITY;
+        return past_the_peak(l, i) ? -INFINITY : INFINITY;
     const struct nom_learn_arm *a = &l->arms[l->cls][i];
     struct nom_learn_sample m;
     arm_mean(a, &m);

@@ -230,6 +230,53 @@ static int change_within_a_class_costs_one_sweep(void)
     return 1;
 }
 
+/* The windows of the first n that ran each setting, in world w. */
+static void windows_per_setting(const struct world *w, int n, int *count)
+{
+    memset(count, 0, NARMS * sizeof *count);
+    for (int k = 0; k < n; k++) {
+        int arm = nom_learn_next(&learner);
+        count[arm]++;
+        struct nom_learn_sample s = measure(w, grid_w[arm]);
+        nom_learn_observe(&learner, arm, &s);
+    }
+}
+
+/* A surface that falls from W = 0 on (ping-pong: every W > 0 costs throughput and latency):
+ * once W = 0 and W = 5 are measured and fall, is the rest of the sweep left out? Without the
+ * unimodality rule the first sweep ran every W, W = 40 at a fraction of W = 0's utility. */
+static int falling_surface_is_swept_to_its_peak_only(void)
+{
+    const struct world pingpong = {.t0 = 0.6, .t_gain = -0.4, .t_scale = 5, .l0 = 15,
+                                   .l_slope = 2, .noise = 0.03};
+    int count[NARMS];
+    market.price = 10;
+    EXPECT(start() == 0);
+    windows_per_setting(&pingpong, 60, count);
+    printf("  (windows per W:");
+    for (int i = 0; i < NARMS; i++)
+        printf(" %u:%d", grid_w[i], count[i]);
+    printf(")\n");
+    EXPECT(count[0] >= 55);
+    for (int i = 2; i < NARMS; i++) /* W >= 10: past the peak */
+        EXPECT(count[i] == 0);
+    return 1;
+}
+
+/* A rising surface (W = 40 best at price 1) is swept to its end: the rule prunes only what
+ * the settings below show to be past the peak. */
+static int rising_surface_is_swept_whole(void)
+{
+    int count[NARMS];
+    market.price = 1;
+    EXPECT(true_best(&many, &market) == NARMS - 1);
+    EXPECT(start() == 0);
+    windows_per_setting(&many, NARMS, count);
+    for (int i = 0; i < NARMS; i++)
+        EXPECT(count[i] == 1);
+    return 1;
+}
+
 /* A price change re-scores what is known: it grants no exploration burst. */
 static int price_change_grants_no_burst(void)
 {
@@ -444,6 +491,8 @@ int main(void)
     RUN(optimum_moves_with_the_machine);
     RUN(change_within_a_class_costs_one_sweep);
     RUN(price_change_grants_no_burst);
+    RUN(falling_surface_is_swept_to_its_peak_only);
+    RUN(rising_surface_is_swept_whole);
     RUN(noisy_surface_costs_little);
     RUN(flat_surface_does_not_thrash);
     RUN(profile_seeds_the_first_choice);
