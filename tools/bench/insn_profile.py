@@ -134,7 +134,7 @@ def run_guest(args, out):
     return requests, rps, errors, per_req, after["insns"] - before["insns"], rows
 
 
-# The one raw profile a run keeps: the load window's blocks, "VADDR NINSNS EXECS" as the
+# The one raw profile a run keeps: the load window's blocks, "VADDR NINSNS EXECS IDLE" as the
 # plugin writes them (guestprofile.parse_profile reads it), gzip-compressed.
 WINDOW_PROFILE = "profile-window.txt.gz"
 
@@ -145,7 +145,7 @@ def keep_window_profile(raw, first, last):
     difference, the one the analysis reads, in raw/WINDOW_PROFILE. Returns its rows."""
     rows = guestprofile.difference(*(guestprofile.read_profile(p) for p in (last, first)))
     with gzip.open(os.path.join(raw, WINDOW_PROFILE), "wt") as f:
-        f.writelines(f"{vaddr:x} {ninsns} {execs}\n" for vaddr, ninsns, execs in rows)
+        f.writelines(f"{vaddr:x} {ninsns} {execs} {idle}\n" for vaddr, ninsns, execs, idle in rows)
     for path in (first, last, os.path.join(raw, "counters", "insn-profile.txt")):
         if os.path.exists(path):
             os.remove(path)
@@ -154,21 +154,35 @@ def keep_window_profile(raw, first, last):
 
 def analyse(app, rows, window_insns, requests, top):
     """The window's profile (rows: the difference of the two snapshots) by function and
-    group."""
+    group: of all its instructions (groups, top_functions) and of the work alone, the idle
+    polling left out (work_groups, work_top_functions: issue 16's targets are work)."""
     elfs = [KERNEL, os.path.join(BUILD, APPS[app][0])]
-    totals = guestprofile.by_function(rows, guestprofile.Symbols(elfs, ["kernel:", ""]))
+    symbols = guestprofile.Symbols(elfs, ["kernel:", ""])
+    totals = guestprofile.by_function(rows, symbols)
+    work = guestprofile.by_function(rows, symbols, "work")
     whole = sum(totals.values())
-    per_req = whole / max(requests, 1)
-    groups = {}
-    for name, pattern in {**GROUPS, **APP_GROUPS[app]}.items():
-        _, frac = guestprofile.share(totals, pattern)
-        groups[name] = {"pattern": pattern, "share": frac, "insns_per_req_est": frac * per_req}
-    functions = [{"function": fn, "share": n / whole, "insns_per_req_est": n / whole * per_req}
-                 for fn, n in totals.most_common(top)]
+    result = {"profile_insns": whole, "window_insns": window_insns,
+              "profile_idle_insns": whole - sum(work.values()),
+              "insns_per_req": whole / max(requests, 1)}
+    for prefix, part in (("", totals), ("work_", work)):
+        result[prefix + "groups"], result[prefix + "top_functions"] = \
+            by_group_and_function(app, part, requests, top)
     # The snapshots and the counter's dumps are not taken at the same instant: the two totals
     # differ by what ran in between (settling, a few ms of idle), which says how exact it is.
-    return {"profile_insns": whole, "window_insns": window_insns,
-            "insns_per_req": per_req, "groups": groups, "top_functions": functions}
+    return result
+
+
+def by_group_and_function(app, totals, requests, top):
+    """The groups' and the top functions' shares of totals and instructions per request."""
+    whole = max(sum(totals.values()), 1)
+    groups = {}
+    for name, pattern in {**GROUPS, **APP_GROUPS[app]}.items():
+        part, frac = guestprofile.share(totals, pattern)
+        groups[name] = {"pattern": pattern, "share": frac,
+                        "insns_per_req_est": part / max(requests, 1)}
+    functions = [{"function": fn, "share": n / whole, "insns_per_req_est": n / max(requests, 1)}
+                 for fn, n in totals.most_common(top)]
+    return groups, functions
 
 
 # The figures of a run that --runs reports the median of.
@@ -210,11 +224,13 @@ def report(result):
     print(f"median run: {result['requests']} requests, {result['insns_per_req']:.0f} instructions "
           f"per request by the profile, which holds "
           f"{result['profile_insns'] / max(result['window_insns'], 1):.1%} of the window's")
-    for name, g in result["groups"].items():
-        print(f"  {g['share']:6.1%}  {g['insns_per_req_est']:7.0f}/req  {name}")
-    print("top functions:")
-    for fn in result["top_functions"]:
-        print(f"  {fn['share']:6.1%}  {fn['insns_per_req_est']:7.0f}/req  {fn['function']}")
+    for prefix, title in (("", "all instructions"), ("work_", "work (idle polling left out)")):
+        print(f"{title}, groups:")
+        for name, g in result[prefix + "groups"].items():
+            print(f"  {g['share']:6.1%}  {g['insns_per_req_est']:7.0f}/req  {name}")
+        print(f"{title}, top functions:")
+        for fn in result[prefix + "top_functions"]:
+            print(f"  {fn['share']:6.1%}  {fn['insns_per_req_est']:7.0f}/req  {fn['function']}")
 
 
 def main(argv=None):

@@ -1,8 +1,9 @@
 """Where a guest's instructions went: insn_count's profile file (profile=PATH, insn_count.c)
 mapped to the functions of the guest's ELF files.
 
-The plugin writes one line per translation block, "VADDR NINSNS EXECS"; a block counts whole
-for the function its first instruction lies in. Symbols come from `nm` of each ELF given (the
+The plugin writes one line per translation block, "VADDR NINSNS EXECS IDLE" (IDLE: the
+executions inside the guest's marked idle polling; files from before it have three columns,
+read as IDLE 0); a block counts whole for the function its first instruction lies in. Symbols come from `nm` of each ELF given (the
 kernel, the application): nom links them at distinct addresses, so one table serves all.
 """
 import bisect
@@ -46,15 +47,17 @@ def read_profile(path):
 
 
 def parse_profile(text):
-    """[(vaddr, ninsns, execs)] from the plugin's profile file (ValueError if malformed)."""
+    """[(vaddr, ninsns, execs, idle_execs)] from the plugin's profile file (ValueError if
+    malformed)."""
     rows = []
     for line in text.splitlines():
         words = line.split()
         if not words:
             continue
-        if len(words) != 3:
+        if len(words) not in (3, 4):
             raise ValueError(f"malformed profile line: {line!r}")
-        rows.append((int(words[0], 16), int(words[1]), int(words[2])))
+        idle = int(words[3]) if len(words) == 4 else 0
+        rows.append((int(words[0], 16), int(words[1]), int(words[2]), idle))
     return rows
 
 
@@ -62,20 +65,30 @@ def difference(later, earlier):
     """The rows of the time between two snapshots of one run (later minus earlier), blocks
     keyed by (vaddr, ninsns)."""
     def by_block(rows):
-        execs = Counter()
-        for vaddr, ninsns, n in rows:
+        execs, idle = Counter(), Counter()
+        for vaddr, ninsns, n, i in rows:
             execs[(vaddr, ninsns)] += n
-        return execs
-    before = by_block(earlier)
-    return [(v, n, e - before[(v, n)]) for (v, n), e in by_block(later).items()
-            if e > before[(v, n)]]
+            idle[(vaddr, ninsns)] += i
+        return execs, idle
+    before, before_idle = by_block(earlier)
+    after, after_idle = by_block(later)
+    return [(v, n, e - before[(v, n)], after_idle[(v, n)] - before_idle[(v, n)])
+            for (v, n), e in after.items() if e > before[(v, n)]]
 
 
-def by_function(rows, symbols):
-    """Counter: function name -> guest instructions executed in it."""
+# What by_function counts of each block's executions.
+PARTS = {"all": lambda execs, idle: execs,
+         "work": lambda execs, idle: execs - idle,
+         "idle": lambda execs, idle: idle}
+
+
+def by_function(rows, symbols, part="all"):
+    """Counter: function name -> guest instructions executed in it, all of them or only
+    those of the work or of the idle polling (PARTS)."""
+    count = PARTS[part]
     totals = Counter()
-    for vaddr, ninsns, execs in rows:
-        totals[symbols.name_of(vaddr)] += ninsns * execs
+    for vaddr, ninsns, execs, idle in rows:
+        totals[symbols.name_of(vaddr)] += ninsns * count(execs, idle)
     return totals
 
 

@@ -16,10 +16,14 @@
  * final line).
  *
  * Profile (optional): where the instructions went. Every translation block keeps its own
- * execution count; at exit PPATH gets one line per translation, "VADDR NINSNS EXECS" (VADDR
- * in hex, the block's first guest-virtual address), which guestprofile.py maps to the guest ELFs'
- * symbols. A block is attributed whole to the function it starts in (a call ends a block).
- * It costs one more counter update per block executed, so it is off unless asked for.
+ * execution count; at exit PPATH gets one line per translation, "VADDR NINSNS EXECS IDLE"
+ * (VADDR in hex, the block's first guest-virtual address; IDLE: how many of the EXECS began
+ * inside an idle turn that reached its end mark, below), which guestprofile.py maps to the
+ * guest ELFs' symbols. A block is attributed whole to the function it starts in (a call ends a
+ * block), and whole to idle or work by where it began: the block holding a begin mark counts
+ * as work, the one holding an end mark as idle, so the profile's idle part differs from IDLE's
+ * exact count by those blocks' instructions on the far side of their mark. It costs one more counter update per block
+ * executed, so it is off unless asked for.
  *
  * Idle polling, apart from work: a guest marks each empty turn of its idle poll loop with two
  * no-op instructions, IDLE_BEGIN_MARK at the turn's start and IDLE_END_MARK once the turn has
@@ -66,10 +70,18 @@ static int stopping;
 
 /* One translation block, for the profile. */
 struct tb_profile {
-    uint64_t vaddr, ninsns, execs; /* execs: relaxed atomic, by whichever vCPU runs it */
+    uint64_t vaddr, ninsns;
+    uint64_t execs, idle_execs; /* relaxed atomics, by whichever vCPU runs it */
     struct tb_profile *next;
 };
 static FILE *profile_out;
+/* The blocks begun since vCPU i's last idle begin mark: a turn is idle only once its end mark
+ * runs (a turn that finds work has none), so they become idle executions then, or are
+ * forgotten at the next begin. A turn is ~30-60 blocks; one longer than TURN_LOG counts its
+ * excess as work. */
+#define TURN_LOG 1024
+static struct tb_profile *turn_log[MAX_VCPUS][TURN_LOG];
+static unsigned turn_len[MAX_VCPUS];
 static char profile_mark[4096]; /* PPATH.mark */
 static struct tb_profile *profiles; /* every translation, newest first */
 static pthread_mutex_t profiles_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -134,6 +146,8 @@ static void tb_executed_profiled(unsigned int vcpu, void *profile)
     if (vcpu < MAX_VCPUS)
         __atomic_store_n(&insns[vcpu], insns[vcpu] + p->ninsns, __ATOMIC_RELAXED);
     __atomic_fetch_add(&p->execs, 1, __ATOMIC_RELAXED);
+    if (vcpu < MAX_VCPUS && idle_from[vcpu] != 0 && turn_len[vcpu] < TURN_LOG)
+        turn_log[vcpu][turn_len[vcpu]++] = p; /* idle if its turn reaches the end mark */
 }
 
 /* A block's count is added when it starts, before its marks run: `rest` (the instructions of
@@ -141,8 +155,10 @@ static void tb_executed_profiled(unsigned int vcpu, void *profile)
  * the instructions from a begin mark to its end mark, both included, are idle. */
 static void idle_begin(unsigned int vcpu, void *rest)
 {
-    if (vcpu < MAX_VCPUS)
+    if (vcpu < MAX_VCPUS) {
         idle_from[vcpu] = insns[vcpu] - (uintptr_t)rest;
+        turn_len[vcpu] = 0;
+    }
 }
 
 static void idle_end(unsigned int vcpu, void *rest)
@@ -154,6 +170,9 @@ static void idle_end(unsigned int vcpu, void *rest)
                      __ATOMIC_RELAXED);
     __atomic_store_n(&idle_spins[vcpu], idle_spins[vcpu] + 1, __ATOMIC_RELAXED);
     idle_from[vcpu] = 0;
+    for (unsigned i = 0; i < turn_len[vcpu]; i++)
+        __atomic_fetch_add(&turn_log[vcpu][i]->idle_execs, 1, __ATOMIC_RELAXED);
+    turn_len[vcpu] = 0;
 }
 
 static int is_mark(const struct qemu_plugin_insn *insn, const uint8_t mark[8])
@@ -203,8 +222,10 @@ static void write_profile_to(FILE *f)
     pthread_mutex_unlock(&profiles_lock);
     for (struct tb_profile *p = head; p != NULL; p = p->next) {
         uint64_t execs = __atomic_load_n(&p->execs, __ATOMIC_RELAXED);
+        uint64_t idle = __atomic_load_n(&p->idle_execs, __ATOMIC_RELAXED);
         if (execs)
-            fprintf(f, "%" PRIx64 " %" PRIu64 " %" PRIu64 "\n", p->vaddr, p->ninsns, execs);
+            fprintf(f, "%" PRIx64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", p->vaddr, p->ninsns,
+                    execs, idle);
     }
 }
 

@@ -31,11 +31,11 @@ def test_a_run_keeps_one_raw_profile_the_windows(tmp_path):
     (tmp_path / "counters").mkdir()
     before = tmp_path / "profile-before.txt"
     after = tmp_path / "profile-after.txt"
-    before.write_text("401000 5 10\n402000 3 7\n")
-    after.write_text("401000 5 14\n402000 3 7\n403000 2 1\n")
+    before.write_text("401000 5 10 0\n402000 3 7 7\n")
+    after.write_text("401000 5 14 1\n402000 3 7 7\n403000 2 1 0\n")
     (tmp_path / "counters" / "insn-profile.txt").write_text(after.read_text())
     rows = keep_window_profile(str(tmp_path), str(before), str(after))
-    assert sorted(rows) == [(0x401000, 5, 4), (0x403000, 2, 1)]
+    assert sorted(rows) == [(0x401000, 5, 4, 1), (0x403000, 2, 1, 0)]
     with gzip.open(tmp_path / WINDOW_PROFILE, "rt") as f:
         assert sorted(guestprofile.parse_profile(f.read())) == sorted(rows)
     assert sorted(p.name for p in tmp_path.rglob("*.txt*")) == [WINDOW_PROFILE]
@@ -59,7 +59,10 @@ def test_one_second_profile_names_where_the_instructions_go(tmp_path):
     # one raw profile is kept, the window's, and it is the one the figures come from
     with gzip.open(tmp_path / "raw" / WINDOW_PROFILE, "rt") as f:
         rows = guestprofile.parse_profile(f.read())
-    assert sum(n * e for _, n, e in rows) == result["profile_insns"]
+    assert sum(n * e for _, n, e, _ in rows) == result["profile_insns"]
+    # its idle part is the counter's idle polling, up to the blocks that hold a mark
+    assert 0.8 < result["profile_idle_insns"] / (m["idle_insns_per_req"] * result["requests"]) < 1.25
+    assert result["work_top_functions"]
     assert not [p.name for p in tmp_path.rglob("*.txt") if "profile" in p.name]
     names = {f["function"] for f in result["top_functions"]}
     assert "tcp_input" in names  # the stack's receive path runs for every request

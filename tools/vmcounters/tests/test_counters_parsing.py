@@ -148,8 +148,29 @@ def test_profile_difference_keeps_only_what_ran_between():
     """Does the difference of two profile snapshots count each block's executions between
     them, including blocks translated in between, and drop blocks that did not run?"""
     from vmcounters import guestprofile
-    earlier = guestprofile.parse_profile("1000 4 10\n2000 2 5\n")
-    later = guestprofile.parse_profile("1000 4 25\n2000 2 5\n3000 3 7\n1000 4 1\n")
-    assert sorted(guestprofile.difference(later, earlier)) == [(0x1000, 4, 16), (0x3000, 3, 7)]
+    earlier = guestprofile.parse_profile("1000 4 10 2\n2000 2 5 0\n")
+    later = guestprofile.parse_profile("1000 4 25 3\n2000 2 5 0\n3000 3 7 7\n1000 4 1 0\n")
+    assert sorted(guestprofile.difference(later, earlier)) == [(0x1000, 4, 16, 1),
+                                                               (0x3000, 3, 7, 7)]
     with pytest.raises(ValueError):
         guestprofile.parse_profile("1000 4\n")
+
+
+def test_profile_of_three_columns_reads_as_all_work():
+    """Profiles written before the plugin told idle executions apart (three columns, as in
+    the committed results) still read: none of their executions is idle."""
+    from vmcounters import guestprofile
+    assert guestprofile.parse_profile("1000 4 10\n") == [(0x1000, 4, 10, 0)]
+
+
+def test_profile_by_function_splits_work_from_idle_polling():
+    from vmcounters import guestprofile
+
+    class TwoFunctions:
+        def name_of(self, vaddr):
+            return "poll" if vaddr < 0x2000 else "serve"
+    rows = guestprofile.parse_profile("1000 4 10 6\n1800 2 3 3\n2000 5 2 0\n")
+    parts = {p: guestprofile.by_function(rows, TwoFunctions(), p) for p in guestprofile.PARTS}
+    assert parts["all"] == {"poll": 46, "serve": 10}
+    assert parts["idle"] == {"poll": 30, "serve": 0}
+    assert parts["work"] == {"poll": 16, "serve": 10}

@@ -75,10 +75,22 @@ def test_profile_puts_the_loop_in_start_and_sums_to_the_count(built):
     2 x LOOPS instructions to the guest's _start?"""
     rows = []
     samples = run_loop_guest("large", profile=rows)
-    assert sum(n * execs for _, n, execs in rows) == samples[-1].total
+    assert sum(n * execs for _, n, execs, _ in rows) == samples[-1].total
+    assert sum(idle for *_, idle in rows) == 0  # the loop guest has no idle marks
     totals = guestprofile.by_function(rows, guestprofile.Symbols([os.path.join(OUT, "loop-large.elf")]))
     assert totals.most_common(1)[0][0] == "_start"
     assert abs(totals["_start"] - 2 * built["large"]) < 100
     assert totals[guestprofile.BELOW_SYMBOLS] > 0  # the firmware ran below the guest at 1 MiB
     part, frac = guestprofile.share(totals, r"^_start$")
     assert part == totals["_start"] and 0.9 < frac < 1.0
+
+
+def test_profile_tells_idle_turns_from_work(built):
+    """Does the profile count as idle the blocks begun inside the turns that reached their end
+    mark, and none of the turns that found work (no end mark)? An idle turn of idle_guest.S is
+    two blocks: the begin mark's (begin, nop, nop, jmp) counts as work, the next (nop, nop,
+    end, dec, jnz) as idle; insn_count.c says why."""
+    rows = []
+    final = run_loop_guest("idle", elf="idle-guest.elf", profile=rows)[-1]
+    assert sum(n * idle for _, n, _, idle in rows) == 5 * built["idle"]
+    assert sum(n * execs for _, n, execs, _ in rows) == final.total
