@@ -39,10 +39,11 @@
  *   the difference (hysteresis against noise), ties keep the setting in use.
  *
  *   Unimodality. Profit is taken to rise with W to one peak and fall after it, per knob
- *   value (the paper's profiles and ours). A setting never measured is skipped while the two
- *   measured W just below it fall by more than two standard errors of their difference: a
- *   sweep on a surface that falls from W = 0 (one client, ping-pong) measures W = 0 and the
- *   next W and stops there instead of paying a window at every larger W.
+ *   value (the paper's profiles and ours). A setting never measured is skipped while some
+ *   measured W below it earns less than a smaller measured W by more than two standard
+ *   errors of their difference (the peak lies below: every larger W earns less still): a
+ *   sweep on a surface that falls from W = 0 (one client, ping-pong) stops at the first W
+ *   that has clearly fallen instead of paying a window at every larger W.
  *
  *   Forgetting. Every observed window multiplies the weights of the current class's samples
  *   by discount (default 0.95: a sample counts half after 14 windows, 7 s at the controller's

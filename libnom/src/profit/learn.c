@@ -203,40 +203,37 @@ static double arm_utility(const struct nom_learn *l, int i, double *se)
     return u;
 }
 
-/* The measured setting of arm i's knob with the largest W below `below` us, or -1. */
-static int known_below(const struct nom_learn *l, int i, uint32_t below)
-{
-    int found = -1;
-    for (int j = 0; j < (int)l->cfg.narms; j++) {
-        const struct nom_learn_arm_key *k = &l->cfg.arms[j];
-        if (k->knob == l->cfg.arms[i].knob && k->w_us < below && known(l, j) &&
-            (found < 0 || k->w_us > l->cfg.arms[found].w_us))
-            found = j;
-    }
-    return found;
-}
-
-/* How far the utility must fall between the two measured W below a setting, in standard
- * errors of the difference, before the setting is taken for past the peak: two, so that
- * noise alone prunes a setting worth a window about once in forty sweeps. */
+/* How far the utility must fall from one measured W to a larger one, in standard errors of
+ * the difference, before the larger is taken for past the peak: two, so that noise alone
+ * prunes a setting worth a window about once in forty comparisons. */
 #define PEAK_Z 2.0
 
 /* Is setting i (never measured) past the peak? Profit is unimodal in W for a given knob: it
  * rises while batching saves more than it delays and falls after (the paper's profiles and
- * ours: results/2026-11-26-b77589b's fixed-W cells). So when the two measured W just below
- * i already fall by more than PEAK_Z errors, every larger W is worse still and measuring it
- * only costs a window far off the optimum. NetPIPE's online runs swept all six W twice per
- * run, at the start and after the stream -> ping-pong change, where W >= 20 earned a third
- * of W = 0's rate: ~12 s of each 60 s phase (results/2026-11-26-online-11e69b8). */
+ * ours: results/2026-11-26-b77589b's fixed-W cells). So if a measured W_j below W_i earns
+ * clearly less than a measured W_k below W_j, the peak lies below W_j and W_i earns less
+ * still: measuring it only costs a window far off the optimum. NetPIPE's online runs swept
+ * all six W at the start and again after the stream -> ping-pong change, W >= 20 at a third
+ * of W = 0's rate, ~12 s of each 60 s phase (results/2026-11-26-online-11e69b8). Any earlier
+ * W_k, not only the next one down: on a fine grid each step falls by less than the noise (5
+ * and 10 us each cost NetPIPE's ping-pong ~5%), only the fall from the peak shows. */
 static int past_the_peak(const struct nom_learn *l, int i)
 {
-    int j = known_below(l, i, l->cfg.arms[i].w_us);
-    int k = j >= 0 ? known_below(l, i, l->cfg.arms[j].w_us) : -1;
-    if (k < 0)
-        return 0;
-    double se_j, se_k, u_j = arm_utility(l, j, &se_j), u_k = arm_utility(l, k, &se_k);
-    return isfinite(u_j) && isfinite(u_k) &&
-           u_k - u_j > PEAK_Z * sqrt(se_j * se_j + se_k * se_k);
+    double u[NOM_LEARN_MAX_ARMS], se[NOM_LEARN_MAX_ARMS];
+    const struct nom_learn_arm_key *key = l->cfg.arms;
+    int n = (int)l->cfg.narms;
+    for (int j = 0; j < n; j++) {
+        int below = key[j].knob == key[i].knob && key[j].w_us < key[i].w_us && known(l, j);
+        u[j] = below ? arm_utility(l, j, &se[j]) : NAN;
+    }
+    for (int j = 0; j < n; j++) {
+        for (int k = 0; k < n && isfinite(u[j]); k++) {
+            if (isfinite(u[k]) && key[k].w_us < key[j].w_us &&
+                u[k] - u[j] > PEAK_Z * sqrt(se[j] * se[j] + se[k] * se[k]))
+                return 1;
+        }
+    }
+    return 0;
 }
 
 /* The optimistic index: the best score over the corners of the setting's confidence box.
