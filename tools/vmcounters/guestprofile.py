@@ -3,8 +3,9 @@ mapped to the functions of the guest's ELF files.
 
 The plugin writes one line per translation block, "VADDR NINSNS EXECS IDLE" (IDLE: the
 executions inside the guest's marked idle polling; files from before it have three columns,
-read as IDLE 0); a block counts whole for the function its first instruction lies in. Symbols come from `nm` of each ELF given (the
-kernel, the application): nom links them at distinct addresses, so one table serves all.
+read as IDLE 0); a block counts whole for the function its first instruction lies in.
+Symbols come from `nm` of each ELF given (the kernel, the application): nom links them at
+distinct addresses, so one table serves all.
 """
 import bisect
 import re

@@ -22,8 +22,8 @@
  * guest ELFs' symbols. A block is attributed whole to the function it starts in (a call ends a
  * block), and whole to idle or work by where it began: the block holding a begin mark counts
  * as work, the one holding an end mark as idle, so the profile's idle part differs from IDLE's
- * exact count by those blocks' instructions on the far side of their mark. It costs one more counter update per block
- * executed, so it is off unless asked for.
+ * exact count by those blocks' instructions on the far side of their mark. It costs one more
+ * counter update per block executed, so it is off unless asked for.
  *
  * Idle polling, apart from work: a guest marks each empty turn of its idle poll loop with two
  * no-op instructions, IDLE_BEGIN_MARK at the turn's start and IDLE_END_MARK once the turn has

@@ -217,18 +217,15 @@ static double arm_utility(const struct nom_learn *l, int i, double *se)
  * of W = 0's rate, ~12 s of each 60 s phase (results/2026-11-26-online-11e69b8). Any earlier
  * W_k, not only the next one down: on a fine grid each step falls by less than the noise (5
  * and 10 us each cost NetPIPE's ping-pong ~5%), only the fall from the peak shows. */
-static int past_the_peak(const struct nom_learn *l, int i)
+static int past_the_peak(const struct nom_learn *l, int i, const double *u, const double *se)
 {
-    double u[NOM_LEARN_MAX_ARMS], se[NOM_LEARN_MAX_ARMS];
     const struct nom_learn_arm_key *key = l->cfg.arms;
     int n = (int)l->cfg.narms;
     for (int j = 0; j < n; j++) {
-        int below = key[j].knob == key[i].knob && key[j].w_us < key[i].w_us && known(l, j);
-        u[j] = below ? arm_utility(l, j, &se[j]) : NAN;
-    }
-    for (int j = 0; j < n; j++) {
-        for (int k = 0; k < n && isfinite(u[j]); k++) {
-            if (isfinite(u[k]) && key[k].w_us < key[j].w_us &&
+        if (!isfinite(u[j]) || key[j].knob != key[i].knob || key[j].w_us >= key[i].w_us)
+            continue;
+        for (int k = 0; k < n; k++) {
+            if (isfinite(u[k]) && key[k].knob == key[i].knob && key[k].w_us < key[j].w_us &&
                 u[k] - u[j] > PEAK_Z * sqrt(se[j] * se[j] + se[k] * se[k]))
                 return 1;
         }
@@ -238,11 +235,13 @@ static int past_the_peak(const struct nom_learn *l, int i)
 
 /* The optimistic index: the best score over the corners of the setting's confidence box.
  * A setting never measured is +INFINITY (measure it first), unless it is past the peak
- * (-INFINITY: not worth a window while the settings below it say so). */
-static double arm_index(const struct nom_learn *l, int i, double total_weight)
+ * (-INFINITY: not worth a window while the settings below it say so; u and se: every
+ * setting's arm_utility, NAN where not measured). */
+static double arm_index(const struct nom_learn *l, int i, double total_weight, const double *u,
+                        const double *se)
 {
     if (!known(l, i))
-        return past_the_peak(l, i) ? -INFINITY : INFINITY;
+        return past_the_peak(l, i, u, se) ? -INFINITY : INFINITY;
     const struct nom_learn_arm *a = &l->arms[l->cls][i];
     struct nom_learn_sample m;
     arm_mean(a, &m);
@@ -287,13 +286,15 @@ static int pick_greedy(const struct nom_learn *l)
 /* The setting with the highest optimistic index, or -1. */
 static int pick_optimistic(const struct nom_learn *l)
 {
-    double total = 0;
-    for (unsigned i = 0; i < l->cfg.narms; i++)
+    double total = 0, u[NOM_LEARN_MAX_ARMS], se[NOM_LEARN_MAX_ARMS];
+    for (unsigned i = 0; i < l->cfg.narms; i++) {
         total += l->arms[l->cls][i].weight;
+        u[i] = known(l, (int)i) ? arm_utility(l, (int)i, &se[i]) : NAN; /* once per window */
+    }
     int best = -1;
     double best_ix = -INFINITY;
     for (int i = 0; i < (int)l->cfg.narms; i++) {
-        double ix = arm_index(l, i, total);
+        double ix = arm_index(l, i, total, u, se);
         if (ix > best_ix) {
             best = i;
             best_ix = ix;
