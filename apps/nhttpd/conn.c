@@ -201,6 +201,8 @@ static void queue_bytes(struct conn *c, const void *p, size_t n)
 /* The head is assembled by hand, not with snprintf: newlib's vfprintf was 16% of nhttpd's
  * guest instructions per request on nom (tools/bench/insn_profile.py). */
 static void put_str(struct conn *c, const char *s) { queue_bytes(c, s, strlen(s)); }
+/* A string literal, its length known at compile time (strlen was 1.5% per request). */
+#define put_lit(c, lit) queue_bytes((c), "" lit, sizeof(lit) - 1)
 
 static void put_uint(struct conn *c, uint64_t v)
 {
@@ -218,18 +220,18 @@ static void queue_head(struct conn *c, int status, const char *type, uint64_t le
     const char *connection = c->close_after     ? "Connection: close\r\n"
                              : c->keep_alive_10 ? "Connection: keep-alive\r\n"
                                                 : "";
-    put_str(c, "HTTP/1.1 ");
+    put_lit(c, "HTTP/1.1 ");
     put_uint(c, (uint64_t)status);
-    put_str(c, " ");
+    put_lit(c, " ");
     put_str(c, http_reason(status));
-    put_str(c, "\r\nServer: nhttpd\r\nContent-Type: ");
+    put_lit(c, "\r\nServer: nhttpd\r\nContent-Type: ");
     put_str(c, type);
-    put_str(c, "\r\nContent-Length: ");
+    put_lit(c, "\r\nContent-Length: ");
     put_uint(c, length);
-    put_str(c, "\r\n");
+    put_lit(c, "\r\n");
     put_str(c, extra);
     put_str(c, connection);
-    put_str(c, "\r\n");
+    put_lit(c, "\r\n");
 }
 
 static int respond_error(struct conn *c, int status, bool head_only)

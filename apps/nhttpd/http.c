@@ -3,12 +3,17 @@
 
 #include <string.h>
 
-/* RFC 9110 5.6.2: token characters. */
+/* RFC 9110 5.6.2: token characters, DIGIT / ALPHA / "!#$%&'*+-.^_`|~", as a bit per byte
+ * value below 128. A table, not strchr over the symbols: the space after the method and the
+ * colon and dash of every field name each cost a strchr call, 2% of nhttpd's instructions
+ * per request (issue 16's profile). */
 static bool is_tchar(unsigned char c)
 {
-    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
-        return true;
-    return c != 0 && strchr("!#$%&'*+-.^_`|~", c) != NULL;
+    static const uint64_t tchar[2] = {
+        0x03ff6cfa00000000ull, /* 0x00-0x3f: ! # $ % & ' * + - . and 0-9 */
+        0x57ffffffc7fffffeull, /* 0x40-0x7f: A-Z ^ _ ` a-z | ~ */
+    };
+    return c < 128 && (tchar[c >> 6] >> (c & 63)) & 1;
 }
 
 /* Request-target bytes: visible ASCII (RFC 9112 3.2 builds every form from them). */

@@ -41,7 +41,7 @@ int pthread_cond_destroy(pthread_cond_t *c) { return c->waiters.head ? EBUSY : 0
 
 static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, uint64_t deadline_tsc)
 {
-    if (m->owner != sched_lock_owner())
+    if (mutex_owner(m) != sched_lock_owner())
         return EPERM;
     preempt_off();
     unsigned depth = m->count;

@@ -102,6 +102,13 @@ static inline struct nom_thread *sched_lock_owner(void)
     struct nom_cpu *c = nom_cpu_self();
     return c->in_callback ? &c->callbacks : c->current;
 }
+/* mutex.c: bit 0 of a mutex's owner word says a thread may be waiting for it (threads are
+ * aligned, so the bit is free); the owner is the rest. */
+#define MUTEX_CONTENDED ((uintptr_t)1)
+static inline struct nom_thread *mutex_owner(const pthread_mutex_t *m)
+{
+    return (struct nom_thread *)((uintptr_t)m->owner & ~MUTEX_CONTENDED);
+}
 /* nom_preempt_disable/enable (nom/sched.h) for libnom's own use, inlined. */
 static inline void preempt_off(void)
 {

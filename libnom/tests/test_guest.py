@@ -12,7 +12,8 @@ from nomvm import TOP, boot_apps
 pytestmark = pytest.mark.boot
 
 GUEST = os.path.join(TOP, "build", "libnom", "tests")
-CONFORMANCE = ["stdio_floats", "malloc_million", "threads_pingpong_200", "cond_timedwait",
+CONFORMANCE = ["stdio_floats", "malloc_million", "threads_pingpong_200", "mutex_contended",
+               "copies", "cond_timedwait",
                "nanosleep", "monotonic_threads", "preemption", "stack_growth", "bad_pointer",
                "stack_overflow",
                "pipe_poll", "thread_locals", "bulletin_board", "idle_hooks_and_notify",
@@ -140,3 +141,25 @@ def test_newlib_locks_are_libnoms_not_newlibs_empty_defaults(app):
                           text=True, check=True).stdout
     m = re.search(r"^[0-9a-f]+ ([0-9a-f]+) T __retarget_lock_acquire_recursive$", syms, re.M)
     assert m and int(m.group(1), 16) > 1, "newlib's empty lock functions were linked"
+
+
+def _symbol_size(nm_output, name):
+    m = re.search(rf"^[0-9a-f]+ ([0-9a-f]+) [Tt] {name}$", nm_output, re.M)
+    return m and int(m.group(1), 16)
+
+
+@pytest.mark.parametrize("elf", ["libnom/tests/hello.elf", "libnom/tests/conform.elf",
+                                 "apps/memcached/memcached.elf", "apps/nhttpd/nhttpd.elf",
+                                 "apps/netpipe/NPtcp.elf"])
+@pytest.mark.parametrize("function", ["memcpy", "memmove"])
+def test_copies_are_libnoms_not_newlibs(elf, function):
+    """newlib's memmove copies a byte at a time unless both ends are aligned alike, its memcpy
+    bypasses the cache from 256 bytes on (src/memmove.c, src/memcpy.c): the ones linked must
+    be libnom's."""
+    lib = subprocess.run(["nm", "-S", os.path.join(TOP, "build", "libnom", "libnom.a")],
+                         capture_output=True, text=True, check=True).stdout
+    linked = subprocess.run(["nm", "-S", os.path.join(TOP, "build", elf)], capture_output=True,
+                            text=True, check=True).stdout
+    assert _symbol_size(lib, function), f"libnom.a has no {function}"
+    assert _symbol_size(linked, function) == _symbol_size(lib, function), \
+        f"the application linked newlib's {function}"

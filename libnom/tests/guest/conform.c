@@ -124,6 +124,124 @@ static int test_threads_pingpong(void)
     return 1;
 }
 
+/* Do memmove and memcpy (libnom's, src/memmove.c and memcpy.c) copy right for every overlap,
+ * direction, alignment and length, leaving the bytes around untouched? */
+static int test_copies(void)
+{
+    enum { SPAN = 96 };
+    unsigned char buf[SPAN], want[SPAN], tmp[SPAN];
+    for (unsigned from = 0; from < 48; from++)
+        for (unsigned to = 0; to < 48; to++)
+            for (unsigned n = 0; n <= 40; n++) {
+                for (unsigned i = 0; i < SPAN; i++)
+                    buf[i] = want[i] = (unsigned char)(i * 7 + 1);
+                for (unsigned i = 0; i < n; i++) /* the reference: through a copy */
+                    tmp[i] = want[from + i];
+                for (unsigned i = 0; i < n; i++)
+                    want[to + i] = tmp[i];
+                CHECK(memmove(buf + to, buf + from, n) == buf + to, "return value");
+                CHECK(memcmp(buf, want, SPAN) == 0, "memmove(+%u, +%u, %u) wrong", to, from, n);
+            }
+    /* memcpy (libnom's, src/memcpy.c): every alignment of both ends, lengths across the
+     * word and the old 256-byte boundary. */
+    static unsigned char from[600], to[600];
+    for (unsigned i = 0; i < sizeof from; i++)
+        from[i] = (unsigned char)(i * 11 + 3);
+    for (unsigned fa = 0; fa < 8; fa++)
+        for (unsigned ta = 0; ta < 8; ta++)
+            for (unsigned n = 0; n < 520; n += n < 24 ? 1 : 37) {
+                memset(to, 0xee, sizeof to);
+                CHECK(memcpy(to + ta, from + fa, n) == to + ta, "memcpy return value");
+                CHECK(memcmp(to + ta, from + fa, n) == 0, "memcpy(+%u, +%u, %u)", ta, fa, n);
+                CHECK(to[ta + n] == 0xee && (ta == 0 || to[ta - 1] == 0xee),
+                      "memcpy(+%u, +%u, %u) wrote outside", ta, fa, n);
+            }
+    static char a[3000], b[3000];
+    for (unsigned i = 0; i < sizeof a; i++)
+        a[i] = (char)(i * 13 + 5);
+    memmove(b + 3, a + 1, 2990); /* disjoint, big, not aligned alike: memcpy's path */
+    CHECK(memcmp(b + 3, a + 1, 2990) == 0 && b[2] == 0 && b[2993] == 0, "disjoint copy");
+    return 1;
+}
+
+/* Does a mutex keep its section exclusive while its holder is preempted inside it, and do the
+ * uncontended swap and the contended path (waiters, a timed lock that gives up) meet without a
+ * lost wake-up? The section spins long enough that the slice timer lands in it often; "held"
+ * counts the times a thread found the mutex taken, so a run that never contended fails. */
+enum { EXCL_THREADS = 4, EXCL_ROUNDS = 3000, EXCL_SPIN = 400 };
+static pthread_mutex_t excl_lock = PTHREAD_MUTEX_INITIALIZER;
+static volatile long excl_count;
+static volatile int excl_inside, excl_overlaps, excl_held;
+
+static void *excl_worker(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < EXCL_ROUNDS; i++) {
+        if (pthread_mutex_trylock(&excl_lock) != 0) {
+            excl_held++;
+            pthread_mutex_lock(&excl_lock);
+        }
+        if (excl_inside++)
+            excl_overlaps++;
+        long c = excl_count;
+        for (volatile int spin = 0; spin < EXCL_SPIN; spin++)
+            ;
+        excl_count = c + 1;
+        excl_inside--;
+        pthread_mutex_unlock(&excl_lock);
+    }
+    return NULL;
+}
+
+static void *hold_20ms(void *arg)
+{
+    pthread_mutex_t *m = arg;
+    pthread_mutex_lock(m);
+    struct timespec ts = { 0, 20 * 1000000 };
+    nanosleep(&ts, NULL);
+    pthread_mutex_unlock(m);
+    return NULL;
+}
+
+static int test_mutex_contended(void)
+{
+    pthread_t th[EXCL_THREADS];
+    /* 200 us slices: each worker's ~8 ms (TCG) is preempted dozens of times, not run whole
+     * within the default 10 ms. */
+    nom_sched_set_slice_us(200);
+    for (int i = 0; i < EXCL_THREADS; i++)
+        CHECK(pthread_create(&th[i], NULL, excl_worker, NULL) == 0, "create %d", i);
+    for (int i = 0; i < EXCL_THREADS; i++)
+        pthread_join(th[i], NULL);
+    nom_sched_set_slice_us(10000);
+    CHECK(excl_overlaps == 0, "%d sections overlapped", excl_overlaps);
+    CHECK(excl_count == (long)EXCL_THREADS * EXCL_ROUNDS, "count %ld, want %ld", excl_count,
+          (long)EXCL_THREADS * EXCL_ROUNDS);
+    CHECK(excl_held > 0, "no thread ever found the mutex held: nothing was contended");
+
+    /* A timed lock gives up on a held mutex; the holder's unlock still frees it for the next. */
+    pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    pthread_t holder;
+    CHECK(pthread_create(&holder, NULL, hold_20ms, &m) == 0, "create holder");
+    while (pthread_mutex_trylock(&m) == 0) { /* until the holder has it */
+        pthread_mutex_unlock(&m);
+        sched_yield();
+    }
+    struct timespec soon;
+    clock_gettime(CLOCK_REALTIME, &soon);
+    soon.tv_nsec += 1000000;
+    if (soon.tv_nsec >= 1000000000) soon.tv_sec++, soon.tv_nsec -= 1000000000;
+    CHECK(pthread_mutex_timedlock(&m, &soon) == ETIMEDOUT, "timedlock on a held mutex");
+    CHECK(pthread_mutex_unlock(&m) == EPERM, "unlock by a thread that does not own it");
+    CHECK(pthread_mutex_lock(&m) == 0, "lock after the holder let go");
+    CHECK(pthread_mutex_destroy(&m) == EBUSY, "destroy of a held mutex");
+    CHECK(pthread_mutex_unlock(&m) == 0 && pthread_mutex_destroy(&m) == 0, "unlock, destroy");
+    pthread_join(holder, NULL);
+    printf("  mutex: %d of %d acquisitions found it held\n", excl_held,
+           EXCL_THREADS * EXCL_ROUNDS);
+    return 1;
+}
+
 /* Does a timed wait that nobody signals time out, neither early nor much late? */
 static int test_cond_timedwait(void)
 {
@@ -644,6 +762,8 @@ static const struct {
     { "stdio_floats", test_stdio_floats, 0 },
     { "malloc_million", test_malloc_million, 0 },
     { "threads_pingpong_200", test_threads_pingpong, 0 },
+    { "mutex_contended", test_mutex_contended, 0 },
+    { "copies", test_copies, 0 },
     { "cond_timedwait", test_cond_timedwait, 0 },
     { "nanosleep", test_nanosleep, 0 },
     { "monotonic_threads", test_monotonic_threads, 0 },
