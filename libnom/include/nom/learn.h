@@ -39,16 +39,19 @@
  *   the difference (hysteresis against noise), ties keep the setting in use.
  *
  *   Unimodality. Profit is taken to rise with W to one peak and fall after it, per knob
- *   value (the paper's profiles and ours). A setting never measured is skipped while some
- *   measured W below it earns less than a smaller measured W by more than two standard
- *   errors of their difference (the peak lies below: every larger W earns less still): a
- *   sweep on a surface that falls from W = 0 (one client, ping-pong) stops at the first W
- *   that has clearly fallen instead of paying a window at every larger W.
+ *   value (the paper's profiles and ours). A setting is not explored while some measured W
+ *   below it earns less than a smaller measured W by more than two standard errors of their
+ *   difference (the peak lies below: every larger W earns less still): a sweep on a surface
+ *   that falls from W = 0 (one client, ping-pong) stops at the first W that has clearly
+ *   fallen instead of paying a window at every larger W. A setting so ruled out stays out
+ *   (unless it is the greedy one's neighbour) until it is measured or the table cleared, so
+ *   the forgetting's re-exploration climbs from the peak instead of jumping to a far W.
  *
  *   Forgetting. Every observed window multiplies the weights of the current class's samples
  *   by discount (default 0.95: a sample counts half after 14 windows, 7 s at the controller's
- *   500 ms; idle windows, which the controller does not observe, forget nothing). An arm not run for long has a wide confidence box and is re-explored when
- *   tokens allow. A sample far off its setting's history (one beyond 5 deviations, or 3 in a
+ *   500 ms; idle windows, which the controller does not observe, forget nothing). An arm
+ *   not run for long has a wide confidence box and is re-explored when tokens allow and
+ *   the unimodality rule does not keep it out. A sample far off its setting's history (one beyond 5 deviations, or 3 in a
  *   row beyond 2.5 on the same side, once the history weighs 5 windows) is a change of the
  *   machine or the load: the class's whole history is dropped (the other settings' means are
  *   biased too) and the bucket refilled, so a change nobody announced re-targets like an
@@ -120,6 +123,8 @@ struct nom_learn_arm {
     double sum[5];                /* weighted sums of the sample's five fields */
     double sum_sq_t, sum_sq_l;    /* of T and L, for their deviations */
     int run_t, run_l;             /* change detector: samples in a row off the same side */
+    int ruled_out;                /* past the peak when last looked at, not measured since
+                                   * (learn.c, pick_optimistic) */
 };
 
 struct nom_learn {

@@ -208,7 +208,7 @@ static double arm_utility(const struct nom_learn *l, int i, double *se)
  * prunes a setting worth a window about once in forty comparisons. */
 #define PEAK_Z 2.0
 
-/* Is setting i (never measured) past the peak? Profit is unimodal in W for a given knob: it
+/* Is setting i past the peak? Profit is unimodal in W for a given knob: it
  * rises while batching saves more than it delays and falls after (the paper's profiles and
  * ours: results/2026-11-26-b77589b's fixed-W cells). So if a measured W_j below W_i earns
  * clearly less than a measured W_k below W_j, the peak lies below W_j and W_i earns less
@@ -233,15 +233,40 @@ static int past_the_peak(const struct nom_learn *l, int i, const double *u, cons
     return 0;
 }
 
-/* The optimistic index: the best score over the corners of the setting's confidence box.
- * A setting never measured is +INFINITY (measure it first), unless it is past the peak
- * (-INFINITY: not worth a window while the settings below it say so; u and se: every
- * setting's arm_utility, NAN where not measured). */
-static double arm_index(const struct nom_learn *l, int i, double total_weight, const double *u,
-                        const double *se)
+/* Are settings i and g neighbours on the grid: the same knob and no other setting's W
+ * between theirs, or the same W and no other knob value between? */
+static int next_to(const struct nom_learn *l, int i, int g)
 {
+    const struct nom_learn_arm_key *key = l->cfg.arms, ki = key[i], kg = key[g];
+    int same_knob = ki.knob == kg.knob;
+    if (!same_knob && ki.w_us != kg.w_us)
+        return 0;
+    for (int j = 0; j < (int)l->cfg.narms; j++) {
+        uint32_t a = same_knob ? key[j].w_us : key[j].knob;
+        uint32_t lo = same_knob ? ki.w_us : ki.knob, hi = same_knob ? kg.w_us : kg.knob;
+        if (lo > hi) {
+            uint32_t t = lo;
+            lo = hi;
+            hi = t;
+        }
+        int in_line = same_knob ? key[j].knob == ki.knob : key[j].w_us == ki.w_us;
+        if (in_line && a > lo && a < hi)
+            return 0;
+    }
+    return 1;
+}
+
+/* The optimistic index: the best score over the corners of the setting's confidence box;
+ * +INFINITY for a setting never measured (measure it first). -INFINITY for one ruled out as
+ * past the peak (pick_optimistic) that is not a neighbour of the greedy setting g, when there
+ * is one: a peak that moves shows first next to the old one on a unimodal surface, so the
+ * forgetting's re-exploration climbs from there. */
+static double arm_index(const struct nom_learn *l, int i, int g, double total_weight)
+{
+    if (l->arms[l->cls][i].ruled_out && g >= 0 && i != g && !next_to(l, i, g))
+        return -INFINITY;
     if (!known(l, i))
-        return past_the_peak(l, i, u, se) ? -INFINITY : INFINITY;
+        return INFINITY;
     const struct nom_learn_arm *a = &l->arms[l->cls][i];
     struct nom_learn_sample m;
     arm_mean(a, &m);
@@ -283,8 +308,13 @@ static int pick_greedy(const struct nom_learn *l)
     return best;
 }
 
-/* The setting with the highest optimistic index, or -1. */
-static int pick_optimistic(const struct nom_learn *l)
+/* The setting with the highest optimistic index, or -1; g: the greedy setting, or -1. A
+ * setting past the peak is left out, and stays ruled out until it is measured or the table
+ * is cleared, unless it is next to g (arm_index): the evidence that ruled it out fades as the
+ * samples below it age, and without the mark the forgetting swept on past the peak again,
+ * W = 10 and then 20-40 (memcached's "single" phase, 4-5 s at about 40% of W = 0's rate
+ * every 20 s: results/2026-11-26-online-7330658). */
+static int pick_optimistic(struct nom_learn *l, int g)
 {
     double total = 0, u[NOM_LEARN_MAX_ARMS], se[NOM_LEARN_MAX_ARMS];
     for (unsigned i = 0; i < l->cfg.narms; i++) {
@@ -294,7 +324,11 @@ static int pick_optimistic(const struct nom_learn *l)
     int best = -1;
     double best_ix = -INFINITY;
     for (int i = 0; i < (int)l->cfg.narms; i++) {
-        double ix = arm_index(l, i, total, u, se);
+        if (past_the_peak(l, i, u, se)) {
+            l->arms[l->cls][i].ruled_out = 1;
+            continue;
+        }
+        double ix = arm_index(l, i, g, total);
         if (ix > best_ix) {
             best = i;
             best_ix = ix;
@@ -306,7 +340,7 @@ static int pick_optimistic(const struct nom_learn *l)
 int nom_learn_next(struct nom_learn *l)
 {
     int greedy = pick_greedy(l);
-    int explore = pick_optimistic(l);
+    int explore = pick_optimistic(l, greedy);
     int next = greedy >= 0 ? greedy : 0;
     if (explore >= 0 && explore != next && l->tokens >= 1) {
         l->tokens -= 1;
@@ -386,6 +420,7 @@ int nom_learn_observe(struct nom_learn *l, int arm, const struct nom_learn_sampl
     for (unsigned i = 0; i < l->cfg.narms; i++)
         arm_scale(&l->arms[l->cls][i], l->cfg.discount);
     arm_add(a, s, 1.0);
+    a->ruled_out = 0; /* measured: its own samples speak for it now */
     return 0;
 }
 
