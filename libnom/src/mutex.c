@@ -57,10 +57,10 @@ static inline int mutex_take_free(pthread_mutex_t *m, struct nom_thread *me)
     return 1;
 }
 
-/* Takes m, waiting until deadline_tsc (0: forever): the slow path. */
-static int mutex_acquire(pthread_mutex_t *m, uint64_t deadline_tsc, int try)
+/* Takes m for me, waiting until deadline_tsc (0: forever): the slow path. */
+static int mutex_acquire(pthread_mutex_t *m, struct nom_thread *me, uint64_t deadline_tsc,
+                         int try)
 {
-    struct nom_thread *me = self();
     int ret = 0;
     preempt_off();
     if (mutex_owner(m) == me && m->type == PTHREAD_MUTEX_RECURSIVE) {
@@ -90,11 +90,13 @@ static int mutex_acquire(pthread_mutex_t *m, uint64_t deadline_tsc, int try)
 
 int pthread_mutex_lock(pthread_mutex_t *m)
 {
-    return mutex_take_free(m, self()) ? 0 : mutex_acquire(m, 0, 0);
+    struct nom_thread *me = self();
+    return mutex_take_free(m, me) ? 0 : mutex_acquire(m, me, 0, 0);
 }
 int pthread_mutex_trylock(pthread_mutex_t *m)
 {
-    return mutex_take_free(m, self()) ? 0 : mutex_acquire(m, 0, 1);
+    struct nom_thread *me = self();
+    return mutex_take_free(m, me) ? 0 : mutex_acquire(m, me, 0, 1);
 }
 
 /* Absolute CLOCK_REALTIME timespec to a TSC deadline (cond.c shares it). */
@@ -112,17 +114,18 @@ int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
 {
     if (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000l)
         return EINVAL;
-    if (mutex_take_free(m, self()))
+    struct nom_thread *me = self();
+    if (mutex_take_free(m, me)) /* before the clock is read: most locks are free */
         return 0;
-    return mutex_acquire(m, nom_abstime_to_tsc(abstime, CLOCK_REALTIME), 0);
+    return mutex_acquire(m, me, nom_abstime_to_tsc(abstime, CLOCK_REALTIME), 0);
 }
 
-/* The slow path: recursion, error checking, waiters, or a caller that does not own m. */
-static int mutex_release(pthread_mutex_t *m)
+/* The slow path: recursion, error checking, waiters, or a caller (me) that does not own m. */
+static int mutex_release(pthread_mutex_t *m, struct nom_thread *me)
 {
     int ret = 0;
     preempt_off();
-    if (mutex_owner(m) != self()) {
+    if (mutex_owner(m) != me) {
         /* POSIX leaves this undefined for normal mutexes; refusing is the safe reading. */
         ret = EPERM;
     } else if (--m->count == 0) {
@@ -138,11 +141,11 @@ int pthread_mutex_unlock(pthread_mutex_t *m)
 {
     /* count is read before the swap: it is only the owner's to change, and if the caller
      * is not the owner, the swap fails whatever was read. */
-    struct nom_thread *me = self();
-    if (m->count == 1 && __atomic_compare_exchange_n(&m->owner, &me, NULL, 0, __ATOMIC_RELEASE,
-                                                     __ATOMIC_RELAXED))
+    struct nom_thread *me = self(), *expected = me;
+    if (m->count == 1 && __atomic_compare_exchange_n(&m->owner, &expected, NULL, 0,
+                                                     __ATOMIC_RELEASE, __ATOMIC_RELAXED))
         return 0;
-    return mutex_release(m);
+    return mutex_release(m, me);
 }
 
 /* Spin locks: a holder on the same core can only be waited out by yielding. */

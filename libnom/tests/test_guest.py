@@ -137,14 +137,14 @@ def test_application_elf_is_static_at_0x400000_without_glibc():
 def test_newlib_locks_are_libnoms_not_newlibs_empty_defaults(app):
     """newlib's libc.a has do-nothing lock functions (misc/lock.o); a program must link
     libnom's, or malloc and stdio run unlocked between user threads."""
-    syms = subprocess.run(["nm", "-S", os.path.join(GUEST, f"{app}.elf")], capture_output=True,
-                          text=True, check=True).stdout
-    m = re.search(r"^[0-9a-f]+ ([0-9a-f]+) T __retarget_lock_acquire_recursive$", syms, re.M)
-    assert m and int(m.group(1), 16) > 1, "newlib's empty lock functions were linked"
+    size = _symbol_size(os.path.join(GUEST, f"{app}.elf"), "__retarget_lock_acquire_recursive")
+    assert size and size > 1, "newlib's empty lock functions were linked"
 
 
-def _symbol_size(nm_output, name):
-    m = re.search(rf"^[0-9a-f]+ ([0-9a-f]+) [Tt] {name}$", nm_output, re.M)
+def _symbol_size(path, name):
+    """The size nm -S gives the global function name in the ELF or archive at path, or None."""
+    syms = subprocess.run(["nm", "-S", path], capture_output=True, text=True, check=True).stdout
+    m = re.search(rf"^[0-9a-f]+ ([0-9a-f]+) T {name}$", syms, re.M)
     return m and int(m.group(1), 16)
 
 
@@ -156,10 +156,7 @@ def test_copies_are_libnoms_not_newlibs(elf, function):
     """newlib's memmove copies a byte at a time unless both ends are aligned alike, its memcpy
     bypasses the cache from 256 bytes on (src/memmove.c, src/memcpy.c): the ones linked must
     be libnom's."""
-    lib = subprocess.run(["nm", "-S", os.path.join(TOP, "build", "libnom", "libnom.a")],
-                         capture_output=True, text=True, check=True).stdout
-    linked = subprocess.run(["nm", "-S", os.path.join(TOP, "build", elf)], capture_output=True,
-                            text=True, check=True).stdout
-    assert _symbol_size(lib, function), f"libnom.a has no {function}"
-    assert _symbol_size(linked, function) == _symbol_size(lib, function), \
+    ours = _symbol_size(os.path.join(TOP, "build", "libnom", "libnom.a"), function)
+    assert ours, f"libnom.a has no {function}"
+    assert _symbol_size(os.path.join(TOP, "build", elf), function) == ours, \
         f"the application linked newlib's {function}"

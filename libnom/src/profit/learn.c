@@ -241,16 +241,12 @@ static int next_to(const struct nom_learn *l, int i, int g)
     int same_knob = ki.knob == kg.knob;
     if (!same_knob && ki.w_us != kg.w_us)
         return 0;
+    uint32_t a = same_knob ? ki.w_us : ki.knob, b = same_knob ? kg.w_us : kg.knob;
+    uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
     for (int j = 0; j < (int)l->cfg.narms; j++) {
-        uint32_t a = same_knob ? key[j].w_us : key[j].knob;
-        uint32_t lo = same_knob ? ki.w_us : ki.knob, hi = same_knob ? kg.w_us : kg.knob;
-        if (lo > hi) {
-            uint32_t t = lo;
-            lo = hi;
-            hi = t;
-        }
         int in_line = same_knob ? key[j].knob == ki.knob : key[j].w_us == ki.w_us;
-        if (in_line && a > lo && a < hi)
+        uint32_t v = same_knob ? key[j].w_us : key[j].knob;
+        if (in_line && v > lo && v < hi)
             return 0;
     }
     return 1;
