@@ -292,6 +292,7 @@ void app_reap_context(struct ctx *c) {
     device_ctx_gone(c);
     ctx_free(c);
     if (a->ctxs == NULL && a->used) {
+        sched_forget_app(a);
         vm_free_address_space(a->pml4);
         iommu_app_gone(a);
         if (a->io_bitmap)

@@ -200,8 +200,11 @@ struct ctx *ctx_create(struct app *a, int cpu, uint64_t entry, uint64_t stack_to
 int sched_pick_cpu(bool need_free);
 #define SYNC_TLB   0x1u /* page-table entries of the application were removed or narrowed */
 #define SYNC_IOMAP 0x2u /* its I/O bitmap changed */
+#define SYNC_DROP_AS 0x4u /* the address space this idle CPU kept loaded is about to be freed */
 void sched_sync_app(struct app *a, uint32_t what);
 void sched_sync_apply(struct cpu *cpu);
+void sched_sync_poll(void);
+void sched_forget_app(struct app *a);
 void sched_enter_kernel(void);
 
 /* syscall.c */

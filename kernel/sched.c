@@ -170,13 +170,21 @@ static void switch_to(struct cpu *cpu, struct ctx *prev, struct ctx *next) {
         next->run_since = now;
         cpu->kstack_top = next->kstack + KSTACK_SIZE;
         cpu->tss.rsp0 = cpu->kstack_top;
-        vm_switch(next->app->pml4);
+        vm_switch(next->app->pml4); /* no CR3 write if the idle loop kept it (below) */
+        cpu->lazy_app = NULL;
         cpu_set_io_bitmap(cpu, next->app->io_bitmap);
         fpu_restore(next->fpu);
         wrmsr(0xc0000100, next->fs_base);
         wrmsr(0xc0000102, next->gs_base);
     } else {
-        vm_switch(vm_kernel_pml4());
+        /* The idle loop runs on prev's address space (every one maps the kernel), so that a
+         * context that blocks and wakes on an idle core costs no CR3 write either way: a CR3
+         * write flushes the TLB (no PCIDs here), and under TCG it flushes QEMU's soft TLB, a
+         * memset of up to 2^22 entries that stopped the vCPU for 4-75 ms at a time (nhttpd
+         * "many", kernel/README.md "Lazy idle address space"). sched_forget_app drops it
+         * before the space is freed; sched_sync_app's TLB shootdowns reach it. */
+        if (prev)
+            cpu->lazy_app = prev->app;
         cpu->idle_since = now;
     }
     cpu->slice_end = next && cpu->run_head ? now + tsc_hz() / 1000 * SLICE_MS : 0;
@@ -290,6 +298,43 @@ void sched_sync_apply(struct cpu *cpu) {
         cpu->io_bitmap_loaded = NULL;
         cpu_set_io_bitmap(cpu, cpu->current ? cpu->current->app->io_bitmap : NULL);
     }
+    if (what & SYNC_DROP_AS) {
+        if (!cpu->current)
+            vm_switch(vm_kernel_pml4());
+        __atomic_store_n(&cpu->lazy_app, NULL, __ATOMIC_RELEASE);
+    }
+}
+
+/* A CPU waiting for the kernel lock has interrupts off, so a SYNC IPI waits too: it applies
+ * what is pending here instead, or a holder waiting for it (sched_forget_app) never returns. */
+void sched_sync_poll(void) {
+    struct cpu *cpu = this_cpu();
+    if (__atomic_load_n(&cpu->sync_pending, __ATOMIC_ACQUIRE))
+        sched_sync_apply(cpu);
+}
+
+/* a's address space is about to be freed: no CPU's idle loop may keep it loaded (switch_to).
+ * Called with the kernel lock held; an idle CPU applies SYNC_DROP_AS in its IPI handler (it
+ * halts with interrupts on) or while it waits for the lock (sched_sync_poll). */
+void sched_forget_app(struct app *a) {
+    struct cpu *me = this_cpu();
+    if (me->lazy_app == a) {
+        if (!me->current)
+            vm_switch(vm_kernel_pml4());
+        me->lazy_app = NULL;
+    }
+    bool asked[MAX_CPUS] = {false};
+    for (int i = 0; i < ncpus; i++) {
+        struct cpu *c = &cpus[i];
+        if (c == me || __atomic_load_n(&c->lazy_app, __ATOMIC_ACQUIRE) != a)
+            continue;
+        __atomic_or_fetch(&c->sync_pending, SYNC_DROP_AS, __ATOMIC_ACQ_REL);
+        lapic_send_ipi(c->apic_id, VEC_SYNC);
+        asked[i] = true;
+    }
+    for (int i = 0; i < ncpus; i++)
+        while (asked[i] && __atomic_load_n(&cpus[i].lazy_app, __ATOMIC_ACQUIRE) == a)
+            __asm__ volatile("pause");
 }
 
 /* Every kernel entry from ring 3, before it waits for the kernel lock. */
@@ -312,7 +357,15 @@ void sched_sync_app(struct app *a, uint32_t what) {
     bool asked[MAX_CPUS] = {false};
     for (int i = 0; i < ncpus; i++) {
         struct cpu *c = &cpus[i];
-        if (c == me || !c->current || c->current->app != a)
+        if (c == me)
+            continue;
+        if (!c->current && c->lazy_app == a) {
+            /* Idle on a's address space: its TLB may hold a's entries. It applies this before
+             * a runs there again (trap_exit_to_user); no need to wake it. */
+            __atomic_or_fetch(&c->sync_pending, what, __ATOMIC_ACQ_REL);
+            continue;
+        }
+        if (!c->current || c->current->app != a)
             continue;
         __atomic_or_fetch(&c->sync_pending, what, __ATOMIC_ACQ_REL);
         lapic_send_ipi(c->apic_id, VEC_SYNC);

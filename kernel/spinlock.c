@@ -8,8 +8,10 @@ static volatile uint32_t next_ticket, now_serving;
 
 void klock_acquire(void) {
     uint32_t t = __atomic_fetch_add(&next_ticket, 1, __ATOMIC_RELAXED);
-    while (__atomic_load_n(&now_serving, __ATOMIC_ACQUIRE) != t)
+    while (__atomic_load_n(&now_serving, __ATOMIC_ACQUIRE) != t) {
+        sched_sync_poll(); /* the holder may wait for this CPU's SYNC (sched_forget_app) */
         __asm__ volatile("pause");
+    }
 }
 
 void klock_release(void) {

@@ -3,6 +3,7 @@
  * space; the lower half belongs to one application. User pointers are only dereferenced after
  * walking the application's page table, so a bad pointer is an error code, never a fault. */
 #include "defs.h"
+#include "cpu.h"
 
 extern uint64_t boot_pml4_phys;
 static uint64_t kernel_pml4;
@@ -100,6 +101,11 @@ static void free_level(uint64_t pa, int level) {
 
 /* Frees the application half: its frames and page tables (device pages are not its frames). */
 void vm_free_address_space(uint64_t pml4) {
+    /* A CPU still on these tables would walk a frame that is someone else's once reused
+     * (sched_forget_app moves idle CPUs off first). */
+    for (int i = 0; i < ncpus; i++)
+        if (__atomic_load_n(&cpus[i].pml4_loaded, __ATOMIC_ACQUIRE) == pml4)
+            panic("freeing page tables cpu %d still has loaded", i);
     uint64_t *t = table(pml4);
     for (int i = 0; i < 256; i++)
         if (t[i] & PTE_P)
@@ -135,6 +141,7 @@ void vm_switch(uint64_t pml4) {
     __asm__ volatile("movq %%cr3, %0" : "=r"(cur));
     if (cur != pml4)
         __asm__ volatile("movq %0, %%cr3" ::"r"(pml4) : "memory");
+    __atomic_store_n(&this_cpu()->pml4_loaded, pml4, __ATOMIC_RELEASE);
 }
 
 /* Only the local CPU; the other vCPUs of a multi-core application are shot down by

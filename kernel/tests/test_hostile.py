@@ -124,6 +124,27 @@ def test_unmap_shoots_down_the_other_cores_tlb():
     assert "after the unmap returned" not in r.log and "kept reading" not in r.log, r.log
 
 
+def test_unmap_shoots_down_an_idle_cores_tlb():
+    """The second core reads the page and sleeps: its vCPU idles on the application's page
+    tables without reloading CR3 (kernel/sched.c switch_to). An unmap meanwhile must still
+    reach its TLB: its first read after waking faults."""
+    r = boot_apps([witness(cpu=0), app("hostile", "lazytlb", flags="nom.cpu=0")], smp=2)
+    contained(r)
+    assert re.search(r"^nom: app hostile killed: page fault at 200000000 ", r.log, re.M), r.log
+    assert re.search(r"^hostile-lazytlb: second core 1, unmapped 0$", r.log, re.M), r.log
+    assert "after the unmap returned" not in r.log and "kept reading" not in r.log, r.log
+
+
+def test_an_exit_frees_the_address_space_an_idle_core_still_holds():
+    """The application exits while its second core sleeps, so that vCPU idles on the page
+    tables being freed: the kernel moves it to its own first (sched_forget_app) and goes on;
+    the witness beside it finishes."""
+    r = boot_apps([witness(cpu=0), app("hostile", "lazyexit", flags="nom.cpu=0")], smp=2)
+    contained(r)
+    assert "hostile-lazyexit: second core 1 asleep, exiting" in r.log, r.log
+    assert re.search(r"^nom: app hostile exited 0", r.log, re.M), r.log
+
+
 def test_port_revocation_reaches_the_other_cores():
     """A second core keeps reading its NIC's I/O port; once the first core's release has
     returned, the second core's next read must raise #GP. The kill races with the first core's

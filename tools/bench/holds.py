@@ -18,7 +18,6 @@ stock QEMU) the guest's clock is wall time while its work runs D times slower th
 and exits cost nothing: there "W + 5 us" is wall time, with no KVM host behind it.
 """
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -28,6 +27,7 @@ import loadgen
 import toolflags
 import vmcounters
 from bench.guests import NomBenchDriver
+from bench.report import write_rows
 from experiment.labdriver import prepare
 from experiment.machine import describe
 from loadgen import apps
@@ -214,10 +214,8 @@ def main(argv=None):
                             os.path.join(workdir, f"w{w}"), args.kvmcost))
         show(rows[-1])
     if args.output:
-        with open(args.output, "w") as f:
-            json.dump({"machine": describe(accel, reason), "command": " ".join(
-                ["python3", "tools/bench/holds.py"] + (argv if argv is not None else sys.argv[1:])),
-                "rows": rows}, f, indent=1)
+        write_rows(args.output, "tools/bench/holds.py", argv if argv is not None else sys.argv[1:],
+                   describe(accel, reason), rows)
     return 0
 
 

@@ -89,3 +89,11 @@ def write(result, folder):
     with open(paths[1], "w") as f:
         f.write(markdown(result))
     return paths
+
+
+def write_rows(path, script, argv, machine, rows):
+    """One sweep tool's JSON (holds.py, stalls.py): the machine, the command that made it
+    (script and its arguments) and its rows."""
+    with open(path, "w") as f:
+        json.dump({"machine": machine, "command": " ".join(["python3", script] + list(argv)),
+                   "rows": rows}, f, indent=1)

@@ -13,6 +13,10 @@
  *   notify    notifies another application without the nom.notify flag
  *   bigwalk   mem_map/mem_unmap/mem_protect over 2^24 pages, many times
  *   tlb       a second core reads a page while the first unmaps it
+ *   lazytlb   a second core reads a page, then sleeps (its vCPU idles on this application's
+ *             address space, kernel/sched.c switch_to) while the first unmaps it
+ *   lazyexit  exits while its second core sleeps, so that the idle vCPU still holds the
+ *             address space the kernel frees
  *   iomap     a second core reads its NIC's I/O port while the first releases the NIC
  *   ac        sets EFLAGS.AC (which would switch SMAP off in ring 0) and keeps calling
  *   dma       aims its NIC's DMA at the kernel's image and the bulletin board */
@@ -208,6 +212,49 @@ static void tlb(void) {
     kt_printf("hostile-tlb: second core kept reading\n");
 }
 
+/* Reads the page, sleeps in the kernel (this vCPU idles on the application's page tables)
+ * until the first core has unmapped it, and reads again: that read must fault. */
+void second_lazy_reader(uint64_t arg) {
+    volatile uint64_t *page = (volatile uint64_t *)arg;
+    uint64_t sum = *page;
+    second_ready = 1;
+    while (!shared_done)
+        kt_sleep_ms(20);
+    sum += *page;
+    kt_printf("hostile-lazytlb: read %lu after the unmap returned\n", sum);
+    kt_exit(1);
+}
+
+static void lazytlb(void) {
+    uint64_t va = 0x200000000ull;
+    SYS(NOM_SYS_MEM_MAP, va, 1, NOM_MAP_READ | NOM_MAP_WRITE);
+    *(volatile uint64_t *)va = 42;
+    int64_t cpu = SYS(NOM_SYS_CORE_ACQUIRE, second_lazy_reader, second_stack + sizeof second_stack, va);
+    while (!second_ready)
+        ;
+    kt_sleep_ms(50); /* the second core is asleep in its 20 ms blocks now */
+    int64_t r = SYS(NOM_SYS_MEM_UNMAP, va, 1);
+    kt_printf("hostile-lazytlb: second core %ld, unmapped %ld\n", cpu, r);
+    shared_done = 1;
+    kt_sleep_ms(3000);
+    kt_printf("hostile-lazytlb: second core kept reading\n");
+}
+
+void second_sleeper(uint64_t arg) {
+    (void)arg;
+    second_ready = 1;
+    for (;;)
+        kt_sleep_ms(1000);
+}
+
+static void lazyexit(void) {
+    int64_t cpu = SYS(NOM_SYS_CORE_ACQUIRE, second_sleeper, second_stack + sizeof second_stack, 0);
+    while (!second_ready)
+        ;
+    kt_sleep_ms(50);
+    kt_printf("hostile-lazyexit: second core %ld asleep, exiting\n", cpu);
+}
+
 void second_port_reader(uint64_t port) {
     for (;;) {
         uint64_t done = shared_done;
@@ -347,7 +394,7 @@ int ktest_main(int argc, char **argv, struct nom_start_info *info) {
     static const struct { const char *name; void (*run)(void); } modes[] = {
         {"msix", attack_msix}, {"zombie", attack_zombie}, {"inherit", inherit},
         {"config", attack_config}, {"cfgread", cfgread}, {"hog", hog}, {"irqcycle", irqcycle},
-        {"notify", notify}, {"bigwalk", bigwalk}, {"tlb", tlb}, {"iomap", iomap}, {"ac", ac},
+        {"notify", notify}, {"bigwalk", bigwalk}, {"tlb", tlb}, {"lazytlb", lazytlb}, {"lazyexit", lazyexit}, {"iomap", iomap}, {"ac", ac},
         {"dma", attack_dma},
     };
     for (unsigned k = 0; k < sizeof modes / sizeof modes[0]; k++) {
