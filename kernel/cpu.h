@@ -49,10 +49,9 @@ struct cpu {
     uint32_t apic_id;
     bool online;
     struct ctx *current;   /* running context, NULL in the idle loop */
-    /* The application whose address space the idle loop kept loaded (sched.c switch_to),
-     * NULL: the kernel's. Changes only under the kernel lock, or in SYNC_DROP_AS. */
-    struct app *lazy_app;
-    uint64_t pml4_loaded;  /* the page tables vm_switch last loaded here (0: the boot ones) */
+    /* The page tables vm_switch last loaded here (0: the boot ones). In the idle loop they
+     * may be the last application's (sched.c switch_to, idle_on). */
+    uint64_t pml4_loaded;
     struct ctx *run_head, *run_tail; /* runnable contexts of this CPU, round-robin */
     uint64_t idle_ksp;     /* the idle loop's saved stack pointer */
     uint64_t slice_end;    /* TSC deadline of the current time slice, 0 if none */

@@ -171,7 +171,6 @@ static void switch_to(struct cpu *cpu, struct ctx *prev, struct ctx *next) {
         cpu->kstack_top = next->kstack + KSTACK_SIZE;
         cpu->tss.rsp0 = cpu->kstack_top;
         vm_switch(next->app->pml4); /* no CR3 write if the idle loop kept it (below) */
-        cpu->lazy_app = NULL;
         cpu_set_io_bitmap(cpu, next->app->io_bitmap);
         fpu_restore(next->fpu);
         wrmsr(0xc0000100, next->fs_base);
@@ -182,9 +181,7 @@ static void switch_to(struct cpu *cpu, struct ctx *prev, struct ctx *next) {
          * write flushes the TLB (no PCIDs here), and under TCG it flushes QEMU's soft TLB, a
          * memset of up to 2^22 entries that stopped the vCPU for 4-75 ms at a time (nhttpd
          * "many", kernel/README.md "Lazy idle address space"). sched_forget_app drops it
-         * before the space is freed; sched_sync_app's TLB shootdowns reach it. */
-        if (prev)
-            cpu->lazy_app = prev->app;
+         * before the space is freed; sched_sync_app's TLB shootdowns reach it (idle_on). */
         cpu->idle_since = now;
     }
     cpu->slice_end = next && cpu->run_head ? now + tsc_hz() / 1000 * SLICE_MS : 0;
@@ -298,11 +295,14 @@ void sched_sync_apply(struct cpu *cpu) {
         cpu->io_bitmap_loaded = NULL;
         cpu_set_io_bitmap(cpu, cpu->current ? cpu->current->app->io_bitmap : NULL);
     }
-    if (what & SYNC_DROP_AS) {
-        if (!cpu->current)
-            vm_switch(vm_kernel_pml4());
-        __atomic_store_n(&cpu->lazy_app, NULL, __ATOMIC_RELEASE);
-    }
+    if ((what & SYNC_DROP_AS) && !cpu->current)
+        vm_switch(vm_kernel_pml4());
+}
+
+/* c runs no context and still has a's page tables loaded (switch_to keeps them for idle). */
+static bool idle_on(const struct cpu *c, const struct app *a) {
+    return !__atomic_load_n(&c->current, __ATOMIC_ACQUIRE) &&
+           __atomic_load_n(&c->pml4_loaded, __ATOMIC_ACQUIRE) == a->pml4;
 }
 
 /* A CPU waiting for the kernel lock has interrupts off, so a SYNC IPI waits too: it applies
@@ -318,22 +318,21 @@ void sched_sync_poll(void) {
  * halts with interrupts on) or while it waits for the lock (sched_sync_poll). */
 void sched_forget_app(struct app *a) {
     struct cpu *me = this_cpu();
-    if (me->lazy_app == a) {
-        if (!me->current)
-            vm_switch(vm_kernel_pml4());
-        me->lazy_app = NULL;
-    }
     bool asked[MAX_CPUS] = {false};
     for (int i = 0; i < ncpus; i++) {
         struct cpu *c = &cpus[i];
-        if (c == me || __atomic_load_n(&c->lazy_app, __ATOMIC_ACQUIRE) != a)
+        if (!idle_on(c, a))
             continue;
         __atomic_or_fetch(&c->sync_pending, SYNC_DROP_AS, __ATOMIC_ACQ_REL);
-        lapic_send_ipi(c->apic_id, VEC_SYNC);
-        asked[i] = true;
+        if (c == me) {
+            sched_sync_apply(me);
+        } else {
+            lapic_send_ipi(c->apic_id, VEC_SYNC);
+            asked[i] = true;
+        }
     }
     for (int i = 0; i < ncpus; i++)
-        while (asked[i] && __atomic_load_n(&cpus[i].lazy_app, __ATOMIC_ACQUIRE) == a)
+        while (asked[i] && __atomic_load_n(&cpus[i].pml4_loaded, __ATOMIC_ACQUIRE) == a->pml4)
             __asm__ volatile("pause");
 }
 
@@ -359,7 +358,7 @@ void sched_sync_app(struct app *a, uint32_t what) {
         struct cpu *c = &cpus[i];
         if (c == me)
             continue;
-        if (!c->current && c->lazy_app == a) {
+        if (idle_on(c, a)) {
             /* Idle on a's address space: its TLB may hold a's entries. It applies this before
              * a runs there again (trap_exit_to_user); no need to wake it. */
             __atomic_or_fetch(&c->sync_pending, what, __ATOMIC_ACQ_REL);

@@ -199,17 +199,32 @@ void second_reader(uint64_t arg) {
     }
 }
 
-static void tlb(void) {
+/* Starts fn(arg) on a second core and waits until it says it is ready; the core's number. */
+static int64_t start_second(void (*fn)(uint64_t), uint64_t arg) {
+    int64_t cpu = SYS(NOM_SYS_CORE_ACQUIRE, fn, second_stack + sizeof second_stack, arg);
+    while (!second_ready)
+        ;
+    return cpu;
+}
+
+/* Maps a page, has reader use it on a second core, waits settle_ms, unmaps it and tells the
+ * reader; the reader's next read must fault (the mode's name prefixes every line). */
+static void unmap_under_reader(const char *mode, void (*reader)(uint64_t), uint64_t settle_ms) {
     uint64_t va = 0x200000000ull;
     SYS(NOM_SYS_MEM_MAP, va, 1, NOM_MAP_READ | NOM_MAP_WRITE);
     *(volatile uint64_t *)va = 42;
-    int64_t cpu = SYS(NOM_SYS_CORE_ACQUIRE, second_reader, second_stack + sizeof second_stack, va);
-    while (!second_ready) ;
+    int64_t cpu = start_second(reader, va);
+    if (settle_ms)
+        kt_sleep_ms(settle_ms);
     int64_t r = SYS(NOM_SYS_MEM_UNMAP, va, 1);
-    kt_printf("hostile-tlb: second core %ld, unmapped %ld\n", cpu, r);
+    kt_printf("hostile-%s: second core %ld, unmapped %ld\n", mode, cpu, r);
     shared_done = 1;
     kt_sleep_ms(3000);
-    kt_printf("hostile-tlb: second core kept reading\n");
+    kt_printf("hostile-%s: second core kept reading\n", mode);
+}
+
+static void tlb(void) {
+    unmap_under_reader("tlb", second_reader, 0);
 }
 
 /* Reads the page, sleeps in the kernel (this vCPU idles on the application's page tables)
@@ -226,18 +241,7 @@ void second_lazy_reader(uint64_t arg) {
 }
 
 static void lazytlb(void) {
-    uint64_t va = 0x200000000ull;
-    SYS(NOM_SYS_MEM_MAP, va, 1, NOM_MAP_READ | NOM_MAP_WRITE);
-    *(volatile uint64_t *)va = 42;
-    int64_t cpu = SYS(NOM_SYS_CORE_ACQUIRE, second_lazy_reader, second_stack + sizeof second_stack, va);
-    while (!second_ready)
-        ;
-    kt_sleep_ms(50); /* the second core is asleep in its 20 ms blocks now */
-    int64_t r = SYS(NOM_SYS_MEM_UNMAP, va, 1);
-    kt_printf("hostile-lazytlb: second core %ld, unmapped %ld\n", cpu, r);
-    shared_done = 1;
-    kt_sleep_ms(3000);
-    kt_printf("hostile-lazytlb: second core kept reading\n");
+    unmap_under_reader("lazytlb", second_lazy_reader, 50); /* the reader sleeps in 20 ms blocks */
 }
 
 void second_sleeper(uint64_t arg) {
@@ -248,9 +252,7 @@ void second_sleeper(uint64_t arg) {
 }
 
 static void lazyexit(void) {
-    int64_t cpu = SYS(NOM_SYS_CORE_ACQUIRE, second_sleeper, second_stack + sizeof second_stack, 0);
-    while (!second_ready)
-        ;
+    int64_t cpu = start_second(second_sleeper, 0);
     kt_sleep_ms(50);
     kt_printf("hostile-lazyexit: second core %ld asleep, exiting\n", cpu);
 }
@@ -272,8 +274,7 @@ static void iomap(void) {
     struct vdev v;
     int i = acquire_nic(&v, 1);
     uint64_t port = v.grant.bar_addr[0] + 18;
-    int64_t cpu = SYS(NOM_SYS_CORE_ACQUIRE, second_port_reader, second_stack + sizeof second_stack, port);
-    while (!second_ready) ;
+    int64_t cpu = start_second(second_port_reader, port);
     int64_t r = SYS(NOM_SYS_DEVICE_RELEASE, i);
     kt_printf("hostile-iomap: second core %ld, released %ld\n", cpu, r);
     shared_done = 1;
@@ -394,8 +395,8 @@ int ktest_main(int argc, char **argv, struct nom_start_info *info) {
     static const struct { const char *name; void (*run)(void); } modes[] = {
         {"msix", attack_msix}, {"zombie", attack_zombie}, {"inherit", inherit},
         {"config", attack_config}, {"cfgread", cfgread}, {"hog", hog}, {"irqcycle", irqcycle},
-        {"notify", notify}, {"bigwalk", bigwalk}, {"tlb", tlb}, {"lazytlb", lazytlb}, {"lazyexit", lazyexit}, {"iomap", iomap}, {"ac", ac},
-        {"dma", attack_dma},
+        {"notify", notify}, {"bigwalk", bigwalk}, {"tlb", tlb}, {"lazytlb", lazytlb},
+        {"lazyexit", lazyexit}, {"iomap", iomap}, {"ac", ac}, {"dma", attack_dma},
     };
     for (unsigned k = 0; k < sizeof modes / sizeof modes[0]; k++) {
         if (!kt_strcmp(mode, modes[k].name)) {
