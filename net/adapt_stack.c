@@ -11,6 +11,7 @@
 #include <nom/sched.h>
 
 #include "adapt_stack.h"
+#include "sock.h"
 
 /* Received within the last ACTIVE_MS (to one tick): a user thinking longer than that between
  * requests is not loading the server now. */
@@ -50,9 +51,16 @@ static unsigned requests_in_flight(void)
 static void counters(struct nom_adapt_counters *out)
 {
     struct nom_net_stats s;
+    struct nomsock_residence r;
     nom_net_stats(&s);
+    nom_preempt_disable();
+    tcpsock_residence(&r);
+    nom_preempt_enable();
     *out = (struct nom_adapt_counters){.tx_bytes = s.tx_bytes, .rx_packets = s.rx_packets,
-                                       .exits = s.tx_kicks + s.rx_kicks + s.interrupts};
+                                       .exits = s.tx_kicks + s.rx_kicks + s.interrupts,
+                                       .requests_timed = r.requests,
+                                       .residence_us_sum = r.us_sum,
+                                       .residence_us_sq_sum = r.us_sq_sum};
 }
 
 /* The W --batching-delay= fixed (nom/net.h), -1: none. */

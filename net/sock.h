@@ -74,6 +74,7 @@ struct nomsock {
     unsigned linger_abort : 1;  /* SO_LINGER on with 0 s: close() resets */
     unsigned keepalive : 1;
     unsigned reuseaddr : 1;
+    unsigned accepted : 1;      /* TCP: came from accept(): its requests are timed */
     short notified;             /* readiness last reported through nom_fd_event() */
     /* TCP receive queue: pbufs (one segment each, next-linked) not yet read. */
     struct pbuf *rx_head, *rx_tail;
@@ -93,6 +94,9 @@ struct nomsock {
     uint64_t rcvtimeo_us, sndtimeo_us; /* 0: block forever */
     ip_addr_t peer_ip;          /* TCP: remembered at connect/accept (the pcb may die) */
     u16_t peer_port;
+    /* TCP, accepted: the nom_tsc() at which the request being served arrived (its first
+     * segment while none was open), 0: none open (sock_tcp.c, "Residence"). */
+    uint64_t request_tsc;
 };
 
 extern const struct nom_file_ops nomsock_ops;
@@ -125,6 +129,14 @@ int tcpsock_shutdown_nb(struct nomsock *s, int how);
 void tcpsock_close_nb(struct nomsock *s);
 short tcpsock_readiness(struct nomsock *s);
 void tcpsock_apply_options(struct nomsock *s);
+/* Residence of the requests served so far on accepted connections: from a request's first
+ * segment reaching the socket to the application handing over its whole answer (sock_tcp.c
+ * says what this leaves out). Monotonic sums; the caller holds the stack lock. */
+struct nomsock_residence {
+    uint64_t requests;
+    double us_sum, us_sq_sum;
+};
+void tcpsock_residence(struct nomsock_residence *out);
 
 /* ---- sock_udp.c ---- */
 int udpsock_open(struct nomsock *s);

@@ -10,12 +10,50 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <nom/time.h>
+
 #include "lwip/priv/tcp_priv.h"
 #include "rx_budget.h"
 #include "sock.h"
 
 /* lwIP's u16_t arguments (tcp_write, tcp_recved) take at most this at a time. */
 #define TCP_CHUNK_MAX 0xffffu
+
+/* ---- Residence: how long served requests spend in the server ----
+ *
+ * The online learner (libnom/src/profit/online.c) needs the spread of request latency for the
+ * penalty's SLO term, and the server cannot see its clients' clocks. What it can see: on an
+ * accepted connection a request starts when its first segment reaches the socket while no
+ * request is open (request_tsc), and ends when the application hands over its whole answer
+ * (a send without MSG_MORE that queued everything). Left out: the time the request waited in
+ * the device before the driver took it (W and the ring), the network and the client. A
+ * request whose answer comes in several sends ends at the first; bytes still unread at that
+ * moment open the next request then (pipelining: a lower bound of its wait). Costs one TSC
+ * read per request at each end and three additions. */
+static struct nomsock_residence residence;
+
+void tcpsock_residence(struct nomsock_residence *out)
+{
+    *out = residence;
+}
+
+static void request_arrived(struct nomsock *s)
+{
+    if (s->accepted && s->request_tsc == 0)
+        s->request_tsc = nom_tsc();
+}
+
+static void request_answered(struct nomsock *s)
+{
+    if (s->request_tsc == 0)
+        return;
+    uint64_t now = nom_tsc();
+    double us = (double)(now - s->request_tsc) * 1e6 / (double)nom_tsc_hz();
+    residence.requests++;
+    residence.us_sum += us;
+    residence.us_sq_sum += us * us;
+    s->request_tsc = s->rx_bytes > 0 ? now : 0;
+}
 
 /* ---- callbacks (lwIP context, stack lock held) ---- */
 
@@ -58,6 +96,7 @@ static err_t tcpsock_on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err
         s->rx_bytes += p->tot_len;
         for (s->rx_tail = p; s->rx_tail->next != NULL; s->rx_tail = s->rx_tail->next)
             ;
+        request_arrived(s);
     }
     nomsock_changed(s);
     return ERR_OK;
@@ -108,6 +147,7 @@ static err_t tcpsock_on_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
     ip_addr_copy(c->peer_ip, newpcb->remote_ip);
     c->peer_port = newpcb->remote_port;
     tcpsock_hook(c, newpcb);
+    c->accepted = 1;
     tcpsock_apply_options(c);
     l->accept_len++; /* may pass accept_max by the handshakes that were under way */
     if (l->accept_tail != NULL)
@@ -269,6 +309,8 @@ ssize_t tcpsock_send_nb(struct nomsock *s, const void *buf, size_t n, int more)
     }
     if (!more || sent < n)
         tcp_output(pcb);
+    if (!more && sent == n && n > 0)
+        request_answered(s);
     s->notified = nomsock_readiness(s);
     return sent > 0 || n == 0 ? (ssize_t)sent : -EAGAIN;
 }

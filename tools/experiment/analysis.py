@@ -12,13 +12,15 @@ import statistics
 from priceprovider import Schedule
 from profit import KINDS, Measurement, UtilityParams, run_profit
 
-from . import kvmmodel
+from . import calibration, kvmmodel
 from .plan import ADAPTIVE_MODES, adaptive_variant
 
 
 
-def phase_figures(fig):
-    """Derived per-phase numbers of one run: a flat dict (None where not measured)."""
+def phase_figures(fig, value_d=None):
+    """Derived per-phase numbers of one run: a flat dict (None where not measured). value_d:
+    the D the KVM-equivalent figures are valued at (valuation_dilation), else the phase's own;
+    "dilation" is always the phase's own, the D its guest ran at."""
     secs = fig["seconds"]
     lat = fig.get("latency_us") or {}
     c = fig.get("counters") or {}
@@ -43,7 +45,7 @@ def phase_figures(fig):
     # Under the exit-cost model (tools/kvmcost): D, the charged exit cost and the modelled
     # KVM-equivalent figures (kvmmodel.py says how); None without it.
     dilation = (fig.get("kvmcost") or {}).get("dilation")
-    kvm = kvmmodel.dilated(ops_s, out["latency_us"], dilation)
+    kvm = kvmmodel.dilated(ops_s, out["latency_us"], (value_d or dilation) if dilation else None)
     out.update(dilation=dilation, d_insn=c.get("d_insn"), exit_ns_per_req=c.get("exit_ns_per_req"),
                ops_s_kvm=kvm["ops_s"], latency_kvm_us=kvm["latency_us"],
                projected_us_per_req=kvmmodel.project_ledger_us(out["insns_per_req"],
@@ -51,12 +53,12 @@ def phase_figures(fig):
     return out
 
 
-def measurements(record, change_at_s, kvm=False):
+def measurements(record, change_at_s, kvm=False, value_d=None):
     """The run as profit.Measurement intervals, or None without throughput or latency.
     kvm: in KVM-equivalent units (the dilated model of kvmmodel.py: Gbit/s x D, latency and
-    jitter / D), None for a phase without D. The intervals keep the run's wall-clock phases,
-    so each run is valued as the same 120 s of a hardware host serving at its measured
-    KVM-equivalent rates, whatever its D."""
+    jitter / D, D being value_d, else the phase's own), None for a phase without D. The
+    intervals keep the run's wall-clock phases, so each run is valued as the same 120 s of a
+    hardware host serving at its measured KVM-equivalent rates, whatever its D."""
     out = []
     for phase, offset in (("many", 0.0), ("single", change_at_s)):
         fig = record["phases"].get(phase)
@@ -67,6 +69,7 @@ def measurements(record, change_at_s, kvm=False):
             d = (fig.get("kvmcost") or {}).get("dilation")
             if not d:
                 return None
+            d = value_d or d
             pieces = [(a, b, t * d, lat / d, sd / d) for a, b, t, lat, sd in pieces]
         if pieces is None:
             return None
@@ -103,9 +106,9 @@ def phase_measurements(fig):
     return pieces
 
 
-def record_profit(record, plan, params, kvm=False):
+def record_profit(record, plan, params, kvm=False, value_d=None):
     """{kind: $} of one run, or None if the run lacks throughput or latency (kvm: or D)."""
-    ms = measurements(record, plan["change_at_s"], kvm)
+    ms = measurements(record, plan["change_at_s"], kvm, value_d)
     if not ms:
         return None
     schedule = Schedule.parse(plan["schedule_text"])
@@ -116,6 +119,25 @@ def record_profit(record, plan, params, kvm=False):
         except ValueError:  # e.g. a zero latency for the bonus
             result[kind] = None
     return result
+
+
+def valuation_dilation(records):
+    """The D at which a pass's KVM-equivalent figures are valued: the D of its reference
+    calibration (calibration.reference: each side's median over the runs' calibrations), or
+    None (fewer than calibration.MIN_RUNS runs calibrated: each phase is valued at its own D).
+
+    Why one D for every run and not each boot's own: a run's D comes from a calibration of a
+    few seconds before its guest boots, and it says nothing about how fast that run then went.
+    Over the 126 nom runs of results/2026-11-26-{b77589b,nhttpd-c1e938b,memcached-4c69e84}
+    the correlation of a run's D with its raw "many" throughput (each relative to its cell's
+    mean) is -0.15 to 0.08 per application, and the KVM-equivalent throughput (raw x own D)
+    scatters more than the raw one in 4 of the 5 groups (e.g. memcached at 4c69e84: 3.5% vs
+    3.1%): the boot's D adds its calibration noise (1-2%) to the valuation, doubled where
+    profit goes with throughput / latency (the bonus). The calibration median is the better
+    estimate of the dilation all runs of one pass shared. Each guest still ran at its own
+    boot's D (its clock, its exit charges: within the tolerances of dilation.py)."""
+    ref = calibration.reference([calibration.of_record(r) for r in records])
+    return ref["tcg_ticks"] / ref["native_ticks"] if ref else None
 
 
 def stats(values):
@@ -145,10 +167,12 @@ class Analysis:
         self.kvm = plan_json.get("kvmcost", "off") != "off"
         self.ok = [r for r in records if r["status"] == "ok"]
         self.not_ok = [r for r in records if r["status"] != "ok"]
+        self.value_d = valuation_dilation(self.ok) if self.kvm else None
         for r in self.ok:
-            r["derived"] = {p: phase_figures(f) for p, f in r["phases"].items()}
+            r["derived"] = {p: phase_figures(f, self.value_d) for p, f in r["phases"].items()}
             r["profit_raw"] = record_profit(r, plan_json, self.params)
-            r["profit"] = (record_profit(r, plan_json, self.params, kvm=True) if self.kvm
+            r["profit"] = (record_profit(r, plan_json, self.params, kvm=True,
+                                         value_d=self.value_d) if self.kvm
                            else r["profit_raw"])
 
     # -- selection -------------------------------------------------------------------------

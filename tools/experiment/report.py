@@ -396,7 +396,13 @@ class Report:
                  "QEMU: each exit-equivalent charged its hardware-KVM cost x D. Figures are "
                  "raw (as measured, dilated) unless marked KVM-equivalent (throughput x D, "
                  "latency / D: tools/experiment/kvmmodel.py says what this leaves out); the "
-                 "section \"Raw and KVM-equivalent\" puts them side by side.", "")
+                 "section \"Raw and KVM-equivalent\" puts them side by side. "
+                 + (f"KVM-equivalent figures and profit are valued at one D for every run, "
+                    f"{self.a.value_d:.3f}, the reference calibration's (below): a boot's own "
+                    "D is a few seconds' calibration that does not track how fast its run "
+                    "went (tools/experiment/analysis.py, valuation_dilation)."
+                    if self.a.value_d else "Each phase is valued at its boot's own D (too "
+                    "few calibrated runs for a reference)."), "")
 
     def calibration_check(self):
         """The runs' calibrations of D against the folder's reference (calibration.py), and the
@@ -466,8 +472,10 @@ class Report:
         if not any(d.get("dilation") for r in self.a.ok for d in r["derived"].values()):
             return
         self.out("## Raw and KVM-equivalent, side by side", "",
-                 "Raw: as measured on the exit-cost QEMU (dilated by D); KVM-equivalent: "
-                 "throughput x D and latency / D of the same runs; projected: instructions x "
+                 "Raw: as measured on the exit-cost QEMU (dilated by D, the column: each "
+                 "boot's own); KVM-equivalent: throughput x D and latency / D of the same runs, "
+                 "D the pass's valuation D (see the exit-cost model above); projected: "
+                 "instructions x "
                  "CPI / f + the ledger's exit cost per request (kvmmodel.py).", "",
                  "| app | OS | phase | D | ops/s raw | ops/s KVM-eq | latency us raw | "
                  "latency us KVM-eq | projected us/req |", "|---|---|---|---|---|---|---|---|---|")

@@ -63,7 +63,9 @@
  *                                    console line of each change ends "idle-poll N us"
  *   --adapt-trace                    one console line per sample with the load signals
  *                                    ("adapt-load: conns=.. in_flight=.. snapshots=..
- *                                    class=.."), for recording detector traces
+ *                                    class=.."), for recording detector traces; in online
+ *                                    mode also what the window measured ("adapt-window:
+ *                                    W=.. ops/s=.. latency_us=.. jitter_us=.. ...")
  *
  * Time. W, latencies and the SLO are the hardware's microseconds, and so is the guest's clock,
  * also under tools/kvmcost's exit-cost QEMU (it dilates the guest's clock by the D it slows the
@@ -202,6 +204,12 @@ struct nom_adapt_counters {
     uint64_t tx_bytes;   /* frames sent, bytes */
     uint64_t rx_packets; /* frames received */
     uint64_t exits;      /* notifications to the device and interrupts taken (VM exits) */
+    /* Requests answered on accepted connections and the sums of their residence in the
+     * server, in microseconds of the guest's clock: from the request's first segment reaching
+     * the socket to the whole answer handed over (net/sock_tcp.c, "Residence"); 0 when the
+     * stack does not time them. */
+    uint64_t requests_timed;
+    double residence_us_sum, residence_us_sq_sum;
 };
 
 struct nom_adapt_stack {

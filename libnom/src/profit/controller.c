@@ -205,6 +205,23 @@ static void online_apply(uint32_t w, uint32_t knob, const char *why, int price_c
     log_decision(why);
 }
 
+/* One line with what the online window measured (--adapt-trace), before the learner takes
+ * it: the learner's sample (online.c) of the W that ran. */
+static void trace_window(const struct nom_adapt_counters *now, double seconds)
+{
+    struct nom_learn_sample s;
+    char line[200];
+    if (adapt_online_sample(&ctl.online.last, now, seconds, ctl.st.active_conns, &s) != 0)
+        return;
+    int n = snprintf(line, sizeof line,
+                     "adapt-window: W=%u ops/s=%.0f latency_us=%.1f jitter_us=%.1f "
+                     "exits/req=%.3f timed=%llu\n", (unsigned)ctl.st.w_us, s.ops_per_s,
+                     s.latency_us, s.jitter_us, s.exits_per_req,
+                     (unsigned long long)(now->requests_timed - ctl.online.last.requests_timed));
+    if (n > 0)
+        nom_sys_console_write(line, (uint64_t)n < sizeof line ? (uint64_t)n : sizeof line - 1);
+}
+
 /* Online: one window ended; the learner names the next W (nom/learn.h), applied and logged
  * when it changes (why: "learn" for its best estimate, "explore" for a budgeted probe). */
 static void decide_online(int price_changed)
@@ -222,6 +239,8 @@ static void decide_online(int price_changed)
         return;
     }
     ctl.online.price = st->price;
+    if (ctl.trace)
+        trace_window(&now, seconds);
     uint32_t w = adapt_online_window(&ctl.online, &now, seconds, st->active_conns, st->load,
                                      nom_load_meter_settled(&ctl.meter), price_changed,
                                      &explore, &rate, &has_rate);

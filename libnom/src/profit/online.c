@@ -72,6 +72,31 @@ int adapt_online_start(struct adapt_online *o, const struct nom_adapt_profile *p
     return nom_learn_seed_profile(&o->learn, prof, app, why, cap) == 0 ? 0 : 1;
 }
 
+/* The window's jitter (standard deviation of latency) for a mean latency of latency_us: the
+ * spread of the requests' residence in the server (nom/adapt.h's counters), relative to its
+ * mean, applied to the whole latency; an exponential's (the mean itself) when the stack timed
+ * too few requests. Why relative: the server sees only its own part of a request's latency
+ * (not the device's ring, the network, the client), and closed-loop users see a latency made
+ * mostly of waiting for the others' requests, which the residence holds. The exponential
+ * overstated it: memcached's 32 memaslap users saw 500-650 us of deviation around 900-1,000
+ * us raw (results/2026-11-26-memcached-4c69e84, figures.csv), not 900-1,000; at the
+ * penalty's cliff (X = 100 makes a 1% chance of missing the SLO cost all revenue) that put the
+ * estimates of "many" on the edge, where a window a little slower earned nothing and a W that
+ * served less looked best (U = -T P), which moved W among 0-40 on noise. */
+static double jitter_of(const struct nom_adapt_counters *start,
+                        const struct nom_adapt_counters *end, double latency_us)
+{
+    uint64_t n = end->requests_timed - start->requests_timed;
+    if (n < ADAPT_ONLINE_MIN_TIMED)
+        return latency_us;
+    double mean = (end->residence_us_sum - start->residence_us_sum) / (double)n;
+    double sq = (end->residence_us_sq_sum - start->residence_us_sq_sum) / (double)n;
+    double var = sq - mean * mean;
+    if (!(mean > 0) || !isfinite(var))
+        return latency_us;
+    return latency_us * (var > 0 ? sqrt(var) : 0) / mean;
+}
+
 int adapt_online_sample(const struct nom_adapt_counters *start,
                         const struct nom_adapt_counters *end, double seconds, unsigned conns,
                         struct nom_learn_sample *out)
@@ -85,7 +110,7 @@ int adapt_online_sample(const struct nom_adapt_counters *start,
         .t_gbps = (end->tx_bytes - start->tx_bytes) * 8 / seconds / 1e9,
         .ops_per_s = rps,
         .latency_us = latency_us,
-        .jitter_us = latency_us, /* not measurable at the server: an exponential's */
+        .jitter_us = jitter_of(start, end, latency_us),
         .exits_per_req = (double)(end->exits - start->exits) / packets,
     };
     return 0;

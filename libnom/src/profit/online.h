@@ -9,6 +9,8 @@
 
 /* Windows with fewer received packets say nothing about W: the server was idle. */
 #define ADAPT_ONLINE_MIN_PACKETS 20u
+/* Windows with fewer timed requests keep the exponential's jitter (online.c, jitter_of). */
+#define ADAPT_ONLINE_MIN_TIMED 20u
 
 struct adapt_online {
     struct nom_learn learn;

@@ -50,6 +50,35 @@ static int counters_become_a_sample(void)
     return 1;
 }
 
+/* Is the jitter the residences' relative spread applied to Little's latency, and the
+ * exponential's (the latency) when too few requests were timed? */
+static int residence_spread_is_the_jitter(void)
+{
+    struct nom_adapt_counters a = {.requests_timed = 7, .residence_us_sum = 1e9,
+                                   .residence_us_sq_sum = 1e15};
+    struct nom_adapt_counters b = serve(a, 20, 1);
+    struct nom_learn_sample s;
+    /* 500 requests at 100 us and 500 at 300 us: mean 200, deviation 100, half the mean */
+    b.requests_timed += 1000;
+    b.residence_us_sum += 500 * 100.0 + 500 * 300.0;
+    b.residence_us_sq_sum += 500 * 1e4 + 500 * 9e4;
+    EXPECT(adapt_online_sample(&a, &b, WINDOW_S, 1, &s) == 0);
+    EXPECT(fabs(s.latency_us - 600) < 1 && fabs(s.jitter_us - s.latency_us / 2) < 1e-6);
+    /* all alike: no spread */
+    b = serve(a, 20, 1);
+    b.requests_timed += 100;
+    b.residence_us_sum += 100 * 50.0;
+    b.residence_us_sq_sum += 100 * 2500.0;
+    EXPECT(adapt_online_sample(&a, &b, WINDOW_S, 1, &s) == 0 && fabs(s.jitter_us) < 1e-3);
+    /* too few timed: the exponential's */
+    b = serve(a, 20, 1);
+    b.requests_timed += ADAPT_ONLINE_MIN_TIMED - 1;
+    b.residence_us_sum += 19 * 100.0;
+    b.residence_us_sq_sum += 19 * 1e4;
+    EXPECT(adapt_online_sample(&a, &b, WINDOW_S, 1, &s) == 0 && s.jitter_us == s.latency_us);
+    return 1;
+}
+
 static struct adapt_online on;
 static struct nom_adapt_counters now;
 
@@ -192,6 +221,7 @@ static int knob_is_learned_with_w(void)
 int main(void)
 {
     RUN(counters_become_a_sample);
+    RUN(residence_spread_is_the_jitter);
     RUN(price_moves_w_both_ways);
     RUN(held_windows_teach_nothing);
     RUN(doubted_windows_teach_nothing);

@@ -137,3 +137,28 @@ def test_nom_stands_as_its_online_adaptive_when_no_offline_profile_ran():
     assert a.nom_variant("memcached") == "adaptive-online"
     assert a.profit("memcached", "nom", "adaptive-online", "penalty")[0] == pytest.approx(1440.0)
     assert Analysis([fixed], PLAN).nom_variant("memcached") == "w=0"
+
+
+def test_exit_cost_runs_are_valued_at_the_reference_calibrations_d():
+    # Three runs whose boots measured D = 4, 5 and 6 (calibrations 4000/1000, 5000/1000,
+    # 6000/1000 ticks): the reference is each side's median, D = 5000 / 1000 = 5, and every
+    # run is valued at it, whatever its own (analysis.valuation_dilation says why). Run 1,
+    # raw 1 Gbit/s at 400 us in many and 0.5 at 100 us in single: 5 Gbit/s at 80 us and
+    # 2.5 at 20 us, penalty 60 x 5 x 19 + 60 x 2.5 x 10 = 7200 (at its own D = 4: 5760).
+    runs = []
+    for run, d in ((1, 4.0), (2, 5.0), (3, 6.0)):
+        many, single = fig(1, 60, 7.5e9, 400, 0), fig(1, 60, 3.75e9, 100, 0)
+        for phase in (many, single):
+            phase["kvmcost"] = {"dilation": d}
+        r = record("nom", {"name": "w=0"}, run, many, single)
+        r["info"] = {"kvmcost": {"calibration": {"native_ticks": 1000, "tcg_ticks": d * 1000}}}
+        runs.append(r)
+    a = Analysis(runs, dict(PLAN, kvmcost="skylake"))
+    assert a.value_d == pytest.approx(5.0)
+    assert [r["profit"]["penalty"] for r in a.ok] == [pytest.approx(7200.0)] * 3
+    assert [r["derived"]["many"]["dilation"] for r in a.ok] == [4.0, 5.0, 6.0]
+    assert [r["derived"]["many"]["ops_s_kvm"] for r in a.ok] == [pytest.approx(5 / 60)] * 3
+    # fewer than three calibrated runs: each is valued at its own D
+    a = Analysis(runs[:2], dict(PLAN, kvmcost="skylake"))
+    assert a.value_d is None
+    assert a.ok[0]["profit"]["penalty"] == pytest.approx(5760.0)
