@@ -214,12 +214,22 @@ static void put_uint(struct conn *c, uint64_t v)
     queue_bytes(c, digits + i, sizeof digits - i);
 }
 
+/* The head of a response of status with a body of length bytes of type, plus the extra
+ * fields (CRLF-terminated lines, or ""). type and extra must live as long as the program and
+ * never change: the server's head_cache compares them by address. */
 static void queue_head(struct conn *c, int status, const char *type, uint64_t length,
                        const char *extra)
 {
     const char *connection = c->close_after     ? "Connection: close\r\n"
                              : c->keep_alive_10 ? "Connection: keep-alive\r\n"
                                                 : "";
+    struct head_cache *h = &c->srv->last_head;
+    if (h->len != 0 && h->status == status && h->length == length && h->type == type &&
+        h->extra == extra && h->connection == connection) {
+        queue_bytes(c, h->bytes, h->len);
+        return;
+    }
+    size_t start = c->out_len;
     put_lit(c, "HTTP/1.1 ");
     put_uint(c, (uint64_t)status);
     put_lit(c, " ");
@@ -232,6 +242,13 @@ static void queue_head(struct conn *c, int status, const char *type, uint64_t le
     put_str(c, extra);
     put_str(c, connection);
     put_lit(c, "\r\n");
+    size_t n = c->out_len - start;
+    h->len = 0;
+    if (n <= sizeof h->bytes && c->out_len < CONN_OUT_BYTES) { /* whole: not cut by out_room */
+        *h = (struct head_cache){.status = status, .length = length, .type = type,
+                                 .extra = extra, .connection = connection, .len = n};
+        memcpy(h->bytes, c->out + start, n);
+    }
 }
 
 static int respond_error(struct conn *c, int status, bool head_only)

@@ -224,6 +224,18 @@ static int parse_field(const char *l, size_t n, struct field_state *st, struct h
     return HTTP_PARSE_DONE;
 }
 
+/* The checks of a whole head once its lines parsed (st), and the request's last fields. */
+static int finish_head(const struct field_state *st, size_t end, struct http_request *req)
+{
+    if (st->hosts > 1 || (req->version_minor == 1 && st->hosts == 0))
+        return 400; /* RFC 9112 3.2 */
+    if (st->coded)
+        return st->has_length ? 400 : 501; /* RFC 9112 6.1, 6.3 item 3 */
+    req->keep_alive = req->version_minor == 1 ? !st->close : st->keep_alive && !st->close;
+    req->head_len = end;
+    return HTTP_PARSE_DONE;
+}
+
 /* Parses the complete head b[lead..end). */
 static int parse_head(const char *b, size_t lead, size_t end, struct http_request *req)
 {
@@ -240,24 +252,58 @@ static int parse_head(const char *b, size_t lead, size_t end, struct http_reques
         if ((r = parse_field(l, n, &st, req)) != HTTP_PARSE_DONE)
             return r;
     }
-    if (st.hosts > 1 || (req->version_minor == 1 && st.hosts == 0))
-        return 400; /* RFC 9112 3.2 */
-    if (st.coded)
-        return st.has_length ? 400 : 501; /* RFC 9112 6.1, 6.3 item 3 */
-    req->keep_alive = req->version_minor == 1 ? !st.close : st.keep_alive && !st.close;
-    req->head_len = end;
-    return HTTP_PARSE_DONE;
+    return finish_head(&st, end, req);
+}
+
+/* A head seen for the first time (nothing scanned before): finds its end and parses its lines
+ * in one pass, so each line is searched for once, not twice (find_head_end, then parse_head:
+ * memchr was 5% of nhttpd's work per request). Returns the same as find_head_end followed by
+ * parse_head would, with *end the head's end (0: incomplete, *scanned then where the scan
+ * stopped, as find_head_end leaves it): a head longer than HTTP_MAX_HEAD is 431 whatever its
+ * lines hold, else the first line's error, else the whole head's. */
+static int parse_in_one_pass(const char *b, size_t len, size_t lead, size_t *scanned,
+                             size_t *end, struct http_request *req)
+{
+    struct field_state st = {0};
+    int r = HTTP_PARSE_DONE;
+    size_t pos = lead;
+    for (;;) {
+        const char *nl = memchr(b + pos, '\n', len - pos);
+        if (nl == NULL) {
+            *scanned = pos;
+            *end = 0;
+            return HTTP_PARSE_MORE;
+        }
+        size_t n = line_content(b + pos, nl);
+        if (pos > lead && n == 0) { /* the empty line ending the head */
+            *end = (size_t)(nl - b) + 1;
+            if (*end > HTTP_MAX_HEAD)
+                return 431;
+            return r != HTTP_PARSE_DONE ? r : finish_head(&st, *end, req);
+        }
+        if (r == HTTP_PARSE_DONE)
+            r = pos == lead ? parse_request_line(b + pos, n, req)
+                            : parse_field(b + pos, n, &st, req);
+        pos = (size_t)(nl - b) + 1;
+    }
 }
 
 int http_parse(const char *buf, size_t len, size_t *scanned, struct http_request *req)
 {
     memset(req, 0, sizeof *req);
-    size_t lead = skip_empty_lines(buf, len);
-    size_t end = find_head_end(buf, len, lead, scanned);
-    if (end > HTTP_MAX_HEAD)
-        return 431;
-    if (end != 0)
-        return parse_head(buf, lead, end, req);
+    size_t lead = skip_empty_lines(buf, len), end;
+    if (*scanned <= lead) {
+        int r = parse_in_one_pass(buf, len, lead, scanned, &end, req);
+        if (end != 0)
+            return r;
+        memset(req, 0, sizeof *req); /* an incomplete head: judged below as before */
+    } else {
+        end = find_head_end(buf, len, lead, scanned);
+        if (end > HTTP_MAX_HEAD)
+            return 431;
+        if (end != 0)
+            return parse_head(buf, lead, end, req);
+    }
     const char *nl = memchr(buf + lead, '\n', len - lead);
     int r = nl == NULL ? check_partial_line(buf + lead, len - lead)
                        : parse_request_line(buf + lead, line_content(buf + lead, nl), req);

@@ -133,3 +133,27 @@ def test_connection_close_is_honoured(nhttpd):
     r = nhttpd.exchange(b"GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"
                         b"GET / HTTP/1.1\r\nHost: t\r\n\r\n", count=2)
     assert r[0].headers["connection"] == "close" and r[1] is None
+
+
+def test_each_response_gets_its_own_head(nhttpd):
+    """Is every head right when responses alternate (conn.c reuses the last head it made when
+    status, type, length and connection fields are the same)? Same document over keep-alive
+    1.1, 1.0 keep-alive and 1.1 close, with other documents and errors in between."""
+    index = (nhttpd.docroot / "index.html").read_bytes()
+    large = (nhttpd.docroot / "large.bin").read_bytes()
+    paths = ["/index.html", "/index.html", "/large.bin", "/missing", "/index.html"]
+    raw = b"".join(f"GET {p} HTTP/1.1\r\nHost: t\r\n\r\n".encode() for p in paths)
+    r = nhttpd.exchange(raw, count=len(paths))
+    for path, resp in zip(paths, r):
+        body = {"/index.html": index, "/large.bin": large}.get(path)
+        assert resp.status == (200 if body is not None else 404), path
+        assert "connection" not in resp.headers, path
+        if body is not None:
+            assert int(resp.headers["content-length"]) == len(body) and resp.body == body
+    r = nhttpd.exchange(b"GET /index.html HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"
+                        b"GET /index.html HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+                        count=2)
+    assert r[0].headers["connection"] == "keep-alive" and r[0].body == index
+    assert r[1].headers["connection"] == "close" and r[1].body == index
+    r = nhttpd.exchange(b"GET /index.html HTTP/1.1\r\nHost: t\r\n\r\n", count=1)
+    assert "connection" not in r[0].headers and r[0].body == index

@@ -133,6 +133,51 @@ static void scanned_hint_resumes(void)
     CHECK(r.head_len == end);
 }
 
+/* The status of s[0..len) delivered byte by byte (the scanned hint resumes each time: a head
+ * arriving in pieces), into *r at the end. */
+static int trickled(const char *s, size_t len, struct http_request *r)
+{
+    size_t scanned = 0;
+    int status = HTTP_PARSE_MORE;
+    for (size_t n = 1; n <= len && status == HTTP_PARSE_MORE; n++)
+        status = http_parse(s, n, &scanned, r);
+    return status;
+}
+
+/* Does a head parsed whole in one pass give what the same head gives arriving byte by byte
+ * (find_head_end, then parse_head): the same status, and when it parses the same request?
+ * Includes a head longer than HTTP_MAX_HEAD with a bad field early on: 431 either way. */
+static void whole_and_trickled_heads_agree(void)
+{
+    static const char *const heads[] = {
+        "GET /index.html HTTP/1.1\r\nHost: a\r\n\r\n",
+        "\r\n\nHEAD /x?q=1 HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
+        "GET / HTTP/1.1\nHost: a\nContent-Length: 12\n\n",
+        "GET / HTTP/1.1\r\nHost : a\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n",
+        "GET / HTTP/1.1\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\nGET /2 HTTP/1.1\r\n",
+        "GET / HTTP/2.0\r\nHost: a\r\n\r\n",
+    };
+    static char big[HTTP_MAX_HEAD + 64];
+    size_t n = (size_t)sprintf(big, "GET / HTTP/1.1\r\nBad Field: x\r\nX: ");
+    memset(big + n, 'v', sizeof big - n - 5);
+    memcpy(big + sizeof big - 5, "\r\n\r\n", 5);
+    for (size_t i = 0; i <= sizeof heads / sizeof heads[0]; i++) {
+        const char *s = i < sizeof heads / sizeof heads[0] ? heads[i] : big;
+        size_t len = s == big ? sizeof big : strlen(s), scanned = 0;
+        struct http_request a, b;
+        int whole = http_parse(s, len, &scanned, &a), pieces = trickled(s, len, &b);
+        CHECK(whole == pieces);
+        if (whole == HTTP_PARSE_DONE) {
+            CHECK(a.method == b.method && a.version_minor == b.version_minor);
+            CHECK(a.keep_alive == b.keep_alive && a.head_len == b.head_len);
+            CHECK(a.content_length == b.content_length && a.target_len == b.target_len);
+        }
+    }
+}
+
 /* With two pipelined requests buffered, is only the first consumed? */
 static void pipelined_heads(void)
 {
@@ -476,6 +521,7 @@ static const struct {
     CASE(leading_empty_lines),
     CASE(prefixes_ask_for_more),
     CASE(scanned_hint_resumes),
+    CASE(whole_and_trickled_heads_agree),
     CASE(pipelined_heads),
     CASE(content_length),
     CASE(higher_minor_version),
