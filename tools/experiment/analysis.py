@@ -122,9 +122,10 @@ def record_profit(record, plan, params, kvm=False, value_d=None):
 
 
 def valuation_dilation(records):
-    """The D at which a pass's KVM-equivalent figures are valued: the D of its reference
-    calibration (calibration.reference: each side's median over the runs' calibrations), or
-    None (fewer than calibration.MIN_RUNS runs calibrated: each phase is valued at its own D).
+    """The D at which a pass's KVM-equivalent figures are valued: the one D every phase ran at
+    (a pass run at its reference D, calibration.py), else the D of the reference calibration
+    of the runs' own (calibration.reference: each side's median), else None (fewer than
+    calibration.MIN_RUNS runs calibrated: each phase is valued at its own D).
 
     Why one D for every run and not each boot's own: a run's D comes from a calibration of a
     few seconds before its guest boots, and it says nothing about how fast that run then went.
@@ -134,8 +135,13 @@ def valuation_dilation(records):
     scatters more than the raw one in 4 of the 5 groups (e.g. memcached at 4c69e84: 3.5% vs
     3.1%): the boot's D adds its calibration noise (1-2%) to the valuation, doubled where
     profit goes with throughput / latency (the bonus). The calibration median is the better
-    estimate of the dilation all runs of one pass shared. Each guest still ran at its own
-    boot's D (its clock, its exit charges: within the tolerances of dilation.py)."""
+    estimate of the dilation all runs of one pass shared. In such a pass each guest still ran
+    at its own boot's D (its clock, its exit charges); passes since run every guest at the
+    reference D (calibration.py), and this is that D."""
+    ran_at = {(f.get("kvmcost") or {}).get("dilation") for r in records
+              for f in r["phases"].values()} - {None}
+    if len(ran_at) == 1:
+        return ran_at.pop()
     ref = calibration.reference([calibration.of_record(r) for r in records])
     return ref["tcg_ticks"] / ref["native_ticks"] if ref else None
 

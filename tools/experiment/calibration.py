@@ -1,28 +1,41 @@
 """The experiment's reference calibration of the time dilation D, and the runs whose own
 calibration was taken on a busy host.
 
-Each run measures D before its guest boots (tools/kvmcost/dilation.py) and runs its guest at it:
-D sets both the exit stalls and the guest's clock, so a D measured while another process held
-a core gives that run another cost model, and its KVM-equivalent figures another scale (raw x D,
-raw / D). The reference is the per-side median (native ticks, TCG ticks) of the folder's
-recorded calibrations when it has at least MIN_RUNS, else of REFERENCE_RUNS calibrations taken
-when the session starts. Against it:
+D sets both the exit stalls and the guest's clock (tools/kvmcost/dilation.py), so a run at
+another D runs another cost model, and its KVM-equivalent figures have another scale (raw x D,
+raw / D). Every run of a pass therefore runs at the pass's reference D. The reference is the
+per-side median (native ticks, TCG ticks) of REFERENCE_RUNS calibrations taken when the pass's
+first session starts, kept in the pass's folder (REFERENCE_FILE) so that a resumed session
+runs at the same D; a folder from before the file (its runs each ran at their own boot's D)
+gets the median of its runs' recorded calibrations when it has at least MIN_RUNS.
+
+Why not each run's own D, as before: a calibration is a few seconds' measurement, and it does
+not tell how fast the run then goes. Over the 126 nom runs of results/2026-11-26-{b77589b,
+nhttpd-c1e938b,memcached-4c69e84} (an AMD EPYC host, D 4.4-4.8) a run's D correlated -0.15 to
+0.08 with its raw throughput; on a 2-CPU Xeon host (2026-11-26, evening) the native mix took
+2.0-5.5 M ticks from one minute to the next and five runs of one experiment got D = 4.4, 4.7,
+6.8, 9.0 and 9.6: the same cell measured at those D is five different machines.
+
+Each run still calibrates before its guest boots, to check the host (against the reference):
 
 - a run's calibration slower than the reference beyond dilation.py's tolerances is repeated,
   and a run whose host stays busy is not measured (labdriver.py: HostBusy, redone by --resume);
 - `--resume` sets aside, into disturbed/ beside raw/, the runs of earlier sessions that were
   measured with such a calibration (set_aside), so that they run again; their files are kept.
 """
+import json
 import os
 import shutil
 import statistics
+import sys
 
 import kvmcost
 from kvmcost import dilation
 from kvmcost.dilation import SIDES
 
 MIN_RUNS = 3
-REFERENCE_RUNS = 3
+REFERENCE_RUNS = 5
+REFERENCE_FILE = "calibration-reference.json"
 
 README_HEAD = "# Runs set aside\n"
 README_SECTION = """
@@ -63,6 +76,44 @@ def recorded_reference(res):
 def measure_reference(name, runs=REFERENCE_RUNS, model=kvmcost.model):
     """The reference from `runs` calibrations taken now on cost model name's QEMU."""
     return reference([model(name)["calibration"] for _ in range(runs)], min_runs=runs)
+
+
+def stored_reference(folder):
+    """The reference kept in folder (REFERENCE_FILE), or None."""
+    try:
+        with open(os.path.join(folder, REFERENCE_FILE)) as f:
+            ref = json.load(f)
+    except FileNotFoundError:
+        return None
+    return {s: float(ref[s]) for s in SIDES}
+
+
+def store_reference(folder, ref, how):
+    """Keeps ref in folder (REFERENCE_FILE) with how it was taken and its D."""
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, REFERENCE_FILE)
+    with open(path + ".tmp", "w") as f:
+        json.dump({**ref, "d": dilation.d_of(ref), "how": how}, f, indent=1)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
+
+
+def pass_reference(res, name):
+    """The reference of the pass whose results are res (a Results) on cost model name: the
+    stored one, else the recorded one (a folder from before REFERENCE_FILE), else measured
+    now; the latter two are stored. None when it cannot be measured (printed)."""
+    ref = stored_reference(res.path)
+    if ref is not None:
+        return ref
+    ref = recorded_reference(res)
+    how = "the per-side median of the folder's recorded calibrations"
+    if ref is None:
+        print(f"experiment: calibrating D for the reference ({REFERENCE_RUNS} times)",
+              file=sys.stderr)
+        ref = measure_reference(name)
+        how = f"the per-side median of {REFERENCE_RUNS} calibrations at the first session"
+    store_reference(res.path, ref, how)
+    return ref
 
 
 def disturbed(records, ref):

@@ -42,10 +42,12 @@ class LabDriver(GuestDriver):
     # (vmcounters.guestprofile; tools/bench/insn_profile.py sets it; TCG only).
     profile_insns = False
     # The exit-cost model (tools/kvmcost: "off" for the stock QEMU, "skylake" or "apicv"); the
-    # runner sets it (--kvmcost), alike for every guest. Each start() measures D anew.
+    # runner sets it (--kvmcost), alike for every guest. Each start() calibrates D anew, and
+    # runs at the reference's D when there is one (calibration.py says why).
     kvmcost_name = "off"
-    # The experiment's usual calibration of D ({"native_ticks", "tcg_ticks"}, runner:
-    # calibration.py), against which start() tells a busy host; None: not checked.
+    # The pass's reference calibration of D ({"native_ticks", "tcg_ticks"}, runner:
+    # calibration.py): the D every run runs at, and against which start() tells a busy host;
+    # None: each run runs at its own calibration's D, not checked.
     calibration_reference = None
     # The load's client (loadgen.phase): the paper's tools, memcaslap, wrk and NPtcp.
     client = "paper"
@@ -84,7 +86,8 @@ class LabDriver(GuestDriver):
     def start(self, app, variant, workdir, on_network=None):
         self.app, self.variant, self.workdir = app, variant, workdir
         try:
-            # The run's own D, measured before its guest boots (tools/kvmcost/dilation.py).
+            # Calibrated before the guest boots (tools/kvmcost/dilation.py): the reference's D,
+            # or the run's own without one.
             self.kvmcost = kvmcost.model(self.kvmcost_name,
                                          reference=self.calibration_reference)
         except (OSError, RuntimeError, KeyError) as e:

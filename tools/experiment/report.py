@@ -390,14 +390,20 @@ class Report:
             return
         costs = sorted({(r.get("info") or {}).get("kvmcost", {}).get("cost_file") or "?"
                         for r in self.a.ok if (r.get("info") or {}).get("kvmcost")})
+        one_d = ds[1] == 0
+        d_text = (f"every run ran at the pass's reference D, {ds[0]:.3f} "
+                  f"(`{calibration.REFERENCE_FILE}`; each run's own calibration only checked "
+                  "the host: tools/experiment/calibration.py)" if one_d else
+                  f"the time dilation D, measured at each boot, was {fmt_stat(ds)} over the "
+                  "phases")
         self.out(f"Exit-cost model: {self.plan.get('kvmcost')} (cost file "
-                 f"{', '.join(f'`{c}`' for c in costs)}); the time dilation D, measured at "
-                 f"each boot, was {fmt_stat(ds)} over the phases. Every guest ran alike on that "
+                 f"{', '.join(f'`{c}`' for c in costs)}); {d_text}. Every guest ran alike on that "
                  "QEMU: each exit-equivalent charged its hardware-KVM cost x D. Figures are "
                  "raw (as measured, dilated) unless marked KVM-equivalent (throughput x D, "
                  "latency / D: tools/experiment/kvmmodel.py says what this leaves out); the "
                  "section \"Raw and KVM-equivalent\" puts them side by side. "
-                 + (f"KVM-equivalent figures and profit are valued at one D for every run, "
+                 + ("" if one_d else
+                    f"KVM-equivalent figures and profit are valued at one D for every run, "
                     f"{self.a.value_d:.3f}, the reference calibration's (below): a boot's own "
                     "D is a few seconds' calibration that does not track how fast its run "
                     "went (tools/experiment/analysis.py, valuation_dilation)."
@@ -407,12 +413,15 @@ class Report:
     def calibration_check(self):
         """The runs' calibrations of D against the folder's reference (calibration.py), and the
         runs set aside because theirs was taken on a busy host."""
-        ref = calibration.reference([calibration.of_record(r) for r in self.a.ok])
+        stored = calibration.stored_reference(self.res.path)
+        ref = stored or calibration.reference([calibration.of_record(r) for r in self.a.ok])
         if ref is None:
             return
         off = calibration.disturbed(self.a.ok, ref)
         aside = len(glob.glob(os.path.join(self.res.path, "disturbed", "*", "*", "run*.json")))
-        text = (f"Calibration of D: the reference (each side's median over these runs) is "
+        whose = (f"`{calibration.REFERENCE_FILE}`, the D every run ran at" if stored else
+                 "each side's median over these runs")
+        text = (f"Calibration of D: the reference ({whose}) is "
                 f"{ref['native_ticks']:,.0f} native and {ref['tcg_ticks']:,.0f} TCG ticks; a "
                 f"run's own may be at most {dilation.NATIVE_TOLERANCE:.0%} (native) and "
                 f"{dilation.TCG_TOLERANCE:.0%} (TCG) slower (tools/kvmcost/dilation.py). ")

@@ -18,6 +18,7 @@ import traceback
 from dataclasses import asdict
 
 import kvmcost
+from kvmcost import dilation
 from nomvm import choose_accel
 from priceprovider import process as provider_process
 from profit import DEFAULT_PARAMS
@@ -451,27 +452,27 @@ def main(argv=None):
 def _set_aside_disturbed(p, res):
     """--resume: moves pass p's runs measured with a calibration of D taken on a busy host
     into res's disturbed/ (calibration.py), so that they run again."""
-    ref = calibration.recorded_reference(res) if p.kvmcost != "off" else None
+    ref = (calibration.stored_reference(res.path) or calibration.recorded_reference(res)
+           if p.kvmcost != "off" else None)
     for line in calibration.set_aside(res, ref) if ref else []:
         print(f"experiment: set aside (calibration of D on a busy host): {line}",
               file=sys.stderr)
 
 
 def _reference(p, res):
-    """The calibration of D pass p's runs are checked against: from res's runs, else measured
-    now; None for a pass on the stock QEMU."""
+    """The calibration of D pass p's runs run at and are checked against (calibration.py,
+    pass_reference); None for a pass on the stock QEMU, or when it cannot be measured (each
+    run then runs at its own calibration's D, and says why in its record if that fails too)."""
     if p.kvmcost == "off":
         return None
-    ref = calibration.recorded_reference(res)
-    if ref is None:
-        print("experiment: calibrating D for the reference "
-              f"({calibration.REFERENCE_RUNS} times)", file=sys.stderr)
-        try:
-            ref = calibration.measure_reference(p.kvmcost)
-        except (OSError, RuntimeError, KeyError, subprocess.SubprocessError) as e:
-            # Each run's own calibration fails alike and says so in its record.
-            print(f"experiment: no reference calibration of D ({e}): runs are not checked "
-                  "for a busy host", file=sys.stderr)
+    try:
+        ref = calibration.pass_reference(res, p.kvmcost)
+    except (OSError, RuntimeError, KeyError, subprocess.SubprocessError) as e:
+        print(f"experiment: no reference calibration of D ({e}): each run runs at its own "
+              "and is not checked for a busy host", file=sys.stderr)
+        return None
+    print(f"experiment: every run of this pass runs at D = {dilation.d_of(ref):.3f} "
+          f"({calibration.REFERENCE_FILE})", file=sys.stderr)
     return ref
 
 

@@ -105,8 +105,9 @@ CHOICES = ("off",) + tuple(COST_FILES)
 def model(name, dilation=None, reference=None):
     """The setting of a run under cost model `name` ("off": None): {"name", "cost_file",
     "dilation", "calibration"}. D is measured now (dilation.calibrate on the patched QEMU:
-    D_mix, README "Which D"; with `reference`, a calibration slower than it is repeated and
-    "disturbed" in it says whether the host stayed busy) unless given; it drives both the
+    D_mix, README "Which D") unless given; with `reference` (an experiment's) D is the
+    reference's, and the calibration taken now only checks the host (one slower than the
+    reference is repeated, and "disturbed" in it says whether the host stayed busy); D drives both the
     stalls and the guest's clock, so it is at least 1 (TCG is never faster than the host;
     QEMU refuses less).
     FileNotFoundError if the patched QEMU is not built; KeyError for an unknown name;
@@ -119,6 +120,8 @@ def model(name, dilation=None, reference=None):
     if dilation is None:
         from . import dilation as dil
         calibration = dil.calibrate(qemu, reference=reference)
-        dilation = max(1.0, calibration["d_mix"])
+        # With a reference the run runs at its D, the same for every run of an experiment's
+        # pass; its own calibration only tells a busy host (tools/experiment/calibration.py).
+        dilation = max(1.0, dil.d_of(reference) if reference else calibration["d_mix"])
     return {"name": name, "cost_file": cost_file, "dilation": float(dilation),
             "calibration": calibration, "qemu": qemu}

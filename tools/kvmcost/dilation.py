@@ -101,6 +101,11 @@ ATTEMPTS = 3          # calibrations at most before a run gives up on a busy hos
 RETRY_PAUSE_S = 15.0  # between them: a burst of another process usually passes by then
 
 
+def d_of(calibration):
+    """D_mix of a calibration or reference ({"native_ticks", "tcg_ticks"}): TCG over native."""
+    return calibration["tcg_ticks"] / calibration["native_ticks"]
+
+
 def slower_than(calibration, reference):
     """Why `calibration` looks disturbed against `reference` (both with "native_ticks" and
     "tcg_ticks"), or None when both sides are within their tolerance."""
@@ -138,7 +143,7 @@ def calibrate(qemu="qemu-system-x86_64", reference=None, attempts=ATTEMPTS,
         if why is None or len(tries) >= attempts:
             break
         sleep(pause_s)
-    out = {"d_mix": best["tcg_ticks"] / best["native_ticks"], **best,
+    out = {"d_mix": d_of(best), **best,
            "check": tries[0]["check"], "method": "calib/mix.c, native vs TCG, TSC ticks"}
     if reference:
         out.update(attempts=tries, disturbed=why,

@@ -162,3 +162,17 @@ def test_exit_cost_runs_are_valued_at_the_reference_calibrations_d():
     a = Analysis(runs[:2], dict(PLAN, kvmcost="skylake"))
     assert a.value_d is None
     assert a.ok[0]["profit"]["penalty"] == pytest.approx(5760.0)
+
+
+def test_a_pass_run_at_one_d_is_valued_at_it():
+    # every phase ran at D = 5.5 (the pass's reference, calibration.py), whatever the runs'
+    # own calibrations (D 4, 5, 6) measured: valued at 5.5
+    runs = []
+    for run, d in ((1, 4.0), (2, 5.0), (3, 6.0)):
+        many, single = fig(1, 60, 7.5e9, 400, 0), fig(1, 60, 3.75e9, 100, 0)
+        for phase in (many, single):
+            phase["kvmcost"] = {"dilation": 5.5}
+        r = record("nom", {"name": "w=0"}, run, many, single)
+        r["info"] = {"kvmcost": {"calibration": {"native_ticks": 1000, "tcg_ticks": d * 1000}}}
+        runs.append(r)
+    assert Analysis(runs, dict(PLAN, kvmcost="skylake")).value_d == 5.5

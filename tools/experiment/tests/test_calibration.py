@@ -26,3 +26,29 @@ def test_only_ok_runs_slower_than_the_reference_are_disturbed():
     found = calibration.disturbed(runs, ref)
     assert [r for r, _ in found] == [runs[1], runs[4]]
     assert "tcg mix took +60%" in found[0][1] and "native mix took +10%" in found[1][1]
+
+
+def test_a_pass_keeps_its_reference_and_every_run_runs_at_its_d(tmp_path, monkeypatch):
+    """The reference is measured once, kept in the pass's folder and read back by a resumed
+    session; a run given it runs at its D whatever its own calibration measured (which only
+    checks the host)."""
+    import kvmcost
+    from experiment.results import Results
+    from kvmcost import dilation
+    measured = []
+
+    def measure(name):
+        measured.append(name)
+        return {"native_ticks": 1000.0, "tcg_ticks": 6000.0}
+    monkeypatch.setattr(calibration, "measure_reference", measure)
+    res = Results(str(tmp_path / "pass"))
+    ref = calibration.pass_reference(res, "skylake")
+    assert ref == {"native_ticks": 1000.0, "tcg_ticks": 6000.0} and measured == ["skylake"]
+    assert calibration.pass_reference(res, "skylake") == ref and measured == ["skylake"]
+    assert calibration.stored_reference(res.path) == ref
+    # a run calibrated at D = 9 (a fast native mix) runs at the reference's 6
+    monkeypatch.setattr(kvmcost, "qemu_binary", lambda: "qemu")
+    monkeypatch.setattr(dilation, "calibrate", lambda qemu, reference=None: {
+        "d_mix": 9.0, "native_ticks": 700, "tcg_ticks": 6300, "disturbed": None})
+    assert kvmcost.model("skylake", reference=ref)["dilation"] == 6.0
+    assert kvmcost.model("skylake")["dilation"] == 9.0  # no reference: its own, as before
