@@ -23,6 +23,13 @@
 unsigned int nomnet_rand(void);
 #define LWIP_RAND() ((u32_t)nomnet_rand())
 
+/* Byte order (x86 is little endian): the compiler's byte swaps, one instruction each, in
+ * place of lwIP's out-of-line lwip_htons/lwip_htonl (def.c), which were called a dozen times
+ * a segment: 72 guest instructions per NetPIPE round trip for lwip_htons alone (issue 16,
+ * tools/bench/per_request.py). Defined here, def.h declares and def.c defines neither. */
+#define lwip_htons(x) ((u16_t)__builtin_bswap16((u16_t)(x)))
+#define lwip_htonl(x) ((u32_t)__builtin_bswap32((u32_t)(x)))
+
 /* Diagnostics go to the application's console (stdout is the serial line on nom). An lwIP
  * assertion is a broken invariant inside the stack: stop the application with a tag rather
  * than run on with corrupted pcbs (STYLE.md). */
