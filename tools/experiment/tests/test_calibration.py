@@ -52,3 +52,15 @@ def test_a_pass_keeps_its_reference_and_every_run_runs_at_its_d(tmp_path, monkey
         "d_mix": 9.0, "native_ticks": 700, "tcg_ticks": 6300, "disturbed": None})
     assert kvmcost.model("skylake", reference=ref)["dilation"] == 6.0
     assert kvmcost.model("skylake")["dilation"] == 9.0  # no reference: its own, as before
+
+
+def test_a_measured_reference_is_each_sides_fastest():
+    # each side fast or slow independently (a disturbance only adds time): the reference is
+    # the uncontended speed of each, not a median that mixes a fast side with a slow one
+    cals = iter([(2960, 35700), (5500, 18600), (3000, 36000), (2950, 19000), (5400, 35000)])
+
+    def model(name):
+        n, t = next(cals)
+        return {"calibration": {"native_ticks": n, "tcg_ticks": t}}
+    ref = calibration.measure_reference("skylake", model=model)
+    assert ref == {"native_ticks": 2950, "tcg_ticks": 18600}
