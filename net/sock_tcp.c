@@ -30,11 +30,19 @@
  * request whose answer comes in several sends ends at the first; bytes still unread at that
  * moment open the next request then (pipelining: a lower bound of its wait). Costs one TSC
  * read per request at each end and three additions. */
-static struct nomsock_residence residence;
+static struct {
+    uint64_t requests;
+    double ticks_sum, ticks_sq_sum; /* TSC ticks: made microseconds only when read */
+} residence;
 
 void tcpsock_residence(struct nomsock_residence *out)
 {
-    *out = residence;
+    double us_per_tick = 1e6 / (double)nom_tsc_hz();
+    *out = (struct nomsock_residence){
+        .requests = residence.requests,
+        .us_sum = residence.ticks_sum * us_per_tick,
+        .us_sq_sum = residence.ticks_sq_sum * us_per_tick * us_per_tick,
+    };
 }
 
 static void request_arrived(struct nomsock *s)
@@ -48,10 +56,10 @@ static void request_answered(struct nomsock *s)
     if (s->request_tsc == 0)
         return;
     uint64_t now = nom_tsc();
-    double us = (double)(now - s->request_tsc) * 1e6 / (double)nom_tsc_hz();
+    double ticks = (double)(now - s->request_tsc);
     residence.requests++;
-    residence.us_sum += us;
-    residence.us_sq_sum += us * us;
+    residence.ticks_sum += ticks;
+    residence.ticks_sq_sum += ticks * ticks;
     s->request_tsc = s->rx_bytes > 0 ? now : 0;
 }
 

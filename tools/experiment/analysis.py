@@ -9,6 +9,7 @@ KVM's own exit count. Every mean across runs comes with its sample standard devi
 import math
 import statistics
 
+from kvmcost import dilation
 from priceprovider import Schedule
 from profit import KINDS, Measurement, UtilityParams, run_profit
 
@@ -143,7 +144,7 @@ def valuation_dilation(records):
     if len(ran_at) == 1:
         return ran_at.pop()
     ref = calibration.reference([calibration.of_record(r) for r in records])
-    return ref["tcg_ticks"] / ref["native_ticks"] if ref else None
+    return dilation.d_of(ref) if ref else None
 
 
 def stats(values):

@@ -103,10 +103,16 @@ def store_reference(folder, ref, how):
     os.replace(path + ".tmp", path)
 
 
+def known_reference(res):
+    """The reference res (a Results) already has: the stored one, else the recorded one (a
+    folder from before REFERENCE_FILE), else None."""
+    return stored_reference(res.path) or recorded_reference(res)
+
+
 def pass_reference(res, name):
     """The reference of the pass whose results are res (a Results) on cost model name: the
-    stored one, else the recorded one (a folder from before REFERENCE_FILE), else measured
-    now; the latter two are stored. None when it cannot be measured (printed)."""
+    known one (known_reference), else measured now; stored in the folder unless it was.
+    Raises what measure_reference raises when it cannot be measured."""
     ref = stored_reference(res.path)
     if ref is not None:
         return ref

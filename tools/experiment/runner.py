@@ -452,8 +452,7 @@ def main(argv=None):
 def _set_aside_disturbed(p, res):
     """--resume: moves pass p's runs measured with a calibration of D taken on a busy host
     into res's disturbed/ (calibration.py), so that they run again."""
-    ref = (calibration.stored_reference(res.path) or calibration.recorded_reference(res)
-           if p.kvmcost != "off" else None)
+    ref = calibration.known_reference(res) if p.kvmcost != "off" else None
     for line in calibration.set_aside(res, ref) if ref else []:
         print(f"experiment: set aside (calibration of D on a busy host): {line}",
               file=sys.stderr)
