@@ -224,15 +224,46 @@ struct send_ctx {
     size_t done;             /* TCP: bytes queued so far over all attempts */
 };
 
+/* A vector of several pieces that together fit one segment is gathered into one buffer and
+ * queued with one tcp_write: memcached answers a GET with three pieces (its VALUE line, the
+ * item, END), and each tcp_write costs more than copying a segment's worth (issue 16). */
+#define SEND_GATHER_MAX TCP_MSS
+
+/* Queues a short vector whole, as one piece, at its first attempt, and counts what it queued
+ * in c->done. Returns tcpsock_send_nb's answer, or 0 if the vector is not one to gather. */
+static ssize_t gather_send(struct nomsock *s, struct send_ctx *c)
+{
+    char buf[SEND_GATHER_MAX];
+    size_t total = 0;
+    ssize_t r;
+    if (c->iovcnt < 2 || c->done != 0)
+        return 0;
+    for (int i = 0; i < c->iovcnt; i++) {
+        if (c->iov[i].iov_len > SEND_GATHER_MAX - total)
+            return 0;
+        memcpy(buf + total, c->iov[i].iov_base, c->iov[i].iov_len);
+        total += c->iov[i].iov_len;
+    }
+    r = tcpsock_send_nb(s, buf, total, c->more);
+    if (r > 0)
+        c->done = (size_t)r;
+    return r;
+}
+
 /* TCP: queue as much of the remaining bytes as fits; a blocking call returns only when all
  * are queued, as POSIX says for stream sockets. */
 static ssize_t attempt_send(struct nomsock *s, void *arg)
 {
     struct send_ctx *c = arg;
-    size_t skip = c->done, total = 0;
+    size_t skip, total = 0;
     ssize_t r = 0;
     if (s->type == SOCK_DGRAM)
         return udpsock_send_nb(s, c->iov, c->iovcnt, c->ip, c->port);
+    r = gather_send(s, c); /* then the loop below queues what it left, piece by piece */
+    if (r < 0 && r != -EAGAIN)
+        return r;
+    r = 0;
+    skip = c->done;
     for (int i = 0; i < c->iovcnt; i++) {
         const struct iovec *v = &c->iov[i];
         total += v->iov_len;

@@ -474,6 +474,74 @@ static void window_client(void)
 
 static void case_tcp_window_full(void) { run_pair(window_client, window_server, 1, 0, 0); }
 
+/* ---- tcp_sendmsg_vectors: sendmsg's vectors, short ones gathered into one write
+ * (sock_api.c, gather_send) and long ones queued piece by piece, arrive byte for byte; a
+ * non-blocking call into a full window says exactly how much it queued ---- */
+
+/* Sends one vector of the pieces given (piece[0] of them, sizes after it), whose bytes are
+ * the stream's from stream_off on; *want: their sum. */
+static ssize_t send_vector(int fd, size_t stream_off, const size_t *piece, size_t *want)
+{
+    static uint8_t buf[4096];
+    struct iovec iov[4];
+    struct msghdr m = { 0 };
+    size_t n = 0;
+    for (size_t k = 0; k < piece[0]; k++) {
+        iov[k].iov_base = buf + n;
+        iov[k].iov_len = piece[k + 1];
+        n += piece[k + 1];
+    }
+    for (size_t i = 0; i < n; i++)
+        buf[i] = pattern(stream_off + i);
+    m.msg_iov = iov;
+    m.msg_iovlen = piece[0];
+    *want = n;
+    return sendmsg(fd, &m, 0);
+}
+
+/* Vectors: how many pieces, then their sizes. Some fit one segment (1,460 bytes), some miss
+ * by a byte, one has an empty piece. */
+static const size_t vectors[][5] = {
+    { 3, 20, 1024, 5 }, { 4, 1, 1, 1, 1 }, { 3, 700, 700, 60 }, { 3, 700, 700, 61 },
+    { 2, 1460, 1 }, { 3, 3000, 10, 10 }, { 3, 0, 7, 0 },
+};
+#define VECTORS (sizeof vectors / sizeof vectors[0])
+
+static void vectors_client(void)
+{
+    int fd = tcp_connect_to(2, PORT_TCP), u = socket(AF_INET, SOCK_DGRAM, 0), stalls = 0;
+    struct sockaddr_in go = sin_of(2, PORT_GO);
+    size_t total = 0, echoed = 0, want, partial = 0, k = 0;
+    CHECK(nomfake_fcntl(fd, F_SETFL, O_NONBLOCK) == 0, "O_NONBLOCK");
+    while (stalls < 3) { /* into a peer that does not read, until the window is full */
+        ssize_t r = send_vector(fd, total, vectors[k++ % VECTORS], &want);
+        if (r > 0) {
+            CHECK((size_t)r <= want, "sendmsg queued %zd of %zu", r, want);
+            partial += (size_t)r < want;
+            total += (size_t)r;
+            stalls = 0;
+            continue;
+        }
+        CHECK(r == -1 && errno == EAGAIN, "non-blocking sendmsg");
+        struct pollfd p = { fd, POLLOUT, 0 };
+        stalls += fake_poll(&p, 1, 100) == 0;
+    }
+    CHECK(sendto(u, "go", 2, 0, (struct sockaddr *)&go, sizeof go) == 2, "send 'go'");
+    CHECK(nomfake_fcntl(fd, F_SETFL, 0) == 0, "blocking again");
+    for (size_t i = 0; i < 20 * VECTORS; i++) { /* a blocking sendmsg queues all of it */
+        ssize_t r = send_vector(fd, total, vectors[i % VECTORS], &want);
+        CHECK(r >= 0 && (size_t)r == want, "blocking sendmsg queued %zd of %zu", r, want);
+        total += want;
+    }
+    CHECK(shutdown(fd, SHUT_WR) == 0, "shutdown");
+    CHECK(read_all(fd, &echoed, sizeof echoed) == sizeof echoed, "count");
+    CHECK(echoed == total, "peer read %zu of %zu", echoed, total);
+    printf("INFO %s: %zu bytes, %zu partly queued vectors\n", case_name, total, partial);
+    CHECK(fake_close(fd) == 0 && fake_close(u) == 0, "close");
+}
+
+static void case_tcp_sendmsg_vectors(void) { run_pair(vectors_client, window_server, 1, 0, 0); }
+
 /* ---- tcp_nonblocking: EINPROGRESS, POLLOUT, SO_ERROR; EAGAIN from accept; names ---- */
 
 static void nb_server(void)
@@ -1001,6 +1069,7 @@ static const struct { const char *name; void (*fn)(void); } cases[] = {
     { "tcp_timewait_reuse", case_tcp_timewait_reuse },
     { "tcp_timewait_rst", case_tcp_timewait_rst },
     { "tcp_window_full", case_tcp_window_full },
+    { "tcp_sendmsg_vectors", case_tcp_sendmsg_vectors },
     { "tcp_nonblocking", case_tcp_nonblocking },
     { "tcp_many", case_tcp_many },
     { "tcp_backlog", case_tcp_backlog },
