@@ -118,9 +118,9 @@
  * offloads them (virtio-net CSUM/GUEST_CSUM, drivers/virtio-net/virtio_net.h) netif_virtio.c
  * turns lwIP's TCP/UDP sums off on transmit, and on receive for each frame the device vouches
  * for; IP and ICMP sums stay lwIP's (virtio offloads neither). lwIP's checksum was 10 % of a
- * NetPIPE 1 KiB message's guest instructions (issue 16). Algorithm 3 sums 32 bits at a time. */
+ * NetPIPE 1 KiB message's guest instructions (issue 16). The sum itself is chksum.c's
+ * (LWIP_CHKSUM, arch/cc.h), eight bytes a step. */
 #define LWIP_CHECKSUM_CTRL_PER_NETIF 1
-#define LWIP_CHKSUM_ALGORITHM       3
 #define CHECKSUM_GEN_IP             1
 #define CHECKSUM_GEN_UDP            1
 #define CHECKSUM_GEN_TCP            1

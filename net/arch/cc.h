@@ -30,6 +30,11 @@ unsigned int nomnet_rand(void);
 #define lwip_htons(x) ((u16_t)__builtin_bswap16((u16_t)(x)))
 #define lwip_htonl(x) ((u32_t)__builtin_bswap32((u32_t)(x)))
 
+/* The internet checksum's sum, eight bytes a step (chksum.c), in place of lwIP's
+ * standard_chksum (LWIP_CHKSUM_ALGORITHM is then unused). */
+#define LWIP_CHKSUM nomnet_chksum
+unsigned short nomnet_chksum(const void *data, int len);
+
 /* Diagnostics go to the application's console (stdout is the serial line on nom). An lwIP
  * assertion is a broken invariant inside the stack: stop the application with a tag rather
  * than run on with corrupted pcbs (STYLE.md). */
