@@ -40,8 +40,9 @@ class NomBenchDriver(NomDriver):
                   extra_args=extra_args, workdir=os.path.join(workdir, "vm"), name="nom")
 
 
-def start_guest(guest, accel, workdir, w_us=None, kvmcost="off"):
-    """Boots guest ("nom" at w_us, or "linux") serving nhttpd in a lab of its own, under the
+def start_guest(guest, accel, workdir, w_us=None, kvmcost="off", app=APP):
+    """Boots guest ("nom" at w_us, or "linux") serving app (nhttpd unless told) alone in a
+    lab of its own, under the
     exit-cost model kvmcost ("off": the stock QEMU); returns the started driver (call its
     stop() in every case). Raises GuestError when the guest cannot be built or does not come
     up."""
@@ -51,11 +52,11 @@ def start_guest(guest, accel, workdir, w_us=None, kvmcost="off"):
     else:
         driver, variant = LinuxDriver(accel), {"name": "default"}
     driver.kvmcost_name = kvmcost
-    reason = driver.unavailable(APP, variant)
+    reason = driver.unavailable(app, variant)
     if reason:
         raise GuestError(reason)
     try:
-        driver.info = driver.start(APP, variant, workdir)
+        driver.info = driver.start(app, variant, workdir)
     except BaseException:
         driver.stop()
         raise

@@ -49,6 +49,17 @@ def _floor_table(floor):
     return lines
 
 
+def _memcached_rtt_lines(m):
+    if "error" in m:
+        return [f"memcached not measured: {_short(m['error'])}"]
+    ratio = m.get("floor_ratio")
+    head = ["requests", "rtt p50 µs", "rtt p99 µs", "rtt mean µs", "p50 / rawecho's p50 at W=0"]
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head),
+            "| " + " | ".join([str(m["requests"]), _fmt(m["rtt_us_median"], 1),
+                               _fmt(m["rtt_us_p99"], 1), _fmt(m["rtt_us_mean"], 1),
+                               "-" if ratio is None else f"{ratio:.2f}x (target 1.3x)"]) + " |"]
+
+
 def _short(text, limit=120):
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[:limit - 3] + "..."
@@ -71,6 +82,10 @@ def markdown(result):
     lines += _web_table(result)
     lines += ["", "## rawecho UDP round trip (the floor), one request at a time", ""]
     lines += _floor_table(result["rawecho"])
+    if "memcached_rtt" in result:
+        lines += ["", "## memcached round trip against the floor, W = 0, one `get` of 64 bytes "
+                  "at a time", ""]
+        lines += _memcached_rtt_lines(result["memcached_rtt"])
     lines += ["", "Under TCG, time figures measure the emulator as much as the guest: compare "
               "guests within this run, and read instructions, kicks and interrupts per request "
               "(tools/bench/README.md). Idle polling: the instructions of nom's empty idle-poll "

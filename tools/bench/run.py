@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""`make bench`: nhttpd on nom per W and on Linux, and rawecho's round trip (README.md here).
+"""`make bench`: nhttpd on nom per W and on Linux, rawecho's round trip and memcached's beside
+it (README.md here).
 
     python3 tools/bench/run.py                     # W = 0,5,10,20,40; 10 s per tool and phase
     python3 tools/bench/run.py --quick             # about a minute: W = 0,20, 1 s, fewer echoes
@@ -103,7 +104,7 @@ def show(label, phase, f):
 
 def failures(result):
     """How many rows, phases or the floor recorded an error."""
-    n = int("error" in result["rawecho"])
+    n = int("error" in result["rawecho"]) + int("error" in result.get("memcached_rtt", {}))
     for row in result["nhttpd"]:
         n += int("error" in row) + sum("error" in row.get(p, {}) for p in ("many", "single"))
     return n
@@ -123,6 +124,15 @@ def measure_all(args, accel, result, out):
     except Exception as e:
         result["rawecho"] = {"error": _error(e)}
         print(f"rawecho: {result['rawecho']['error']}", flush=True)
+    # memcached's single round trip against that floor, same NIC kind and W = 0 (issue 16).
+    try:
+        result["memcached_rtt"] = floor.measure_memcached(
+            args.echoes, accel, os.path.join(out, "raw", "memcached-rtt"), args.kvmcost)
+        result["memcached_rtt"]["floor_ratio"] = floor.floor_ratio(result["memcached_rtt"],
+                                                                   result["rawecho"])
+    except Exception as e:
+        result["memcached_rtt"] = {"error": _error(e)}
+        print(f"memcached rtt: {result['memcached_rtt']['error']}", flush=True)
 
 
 def main(argv=None):

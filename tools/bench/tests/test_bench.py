@@ -1,8 +1,10 @@
-"""make bench: the quick mode on real boots (nom at two W, Linux, rawecho), and its outputs."""
+"""make bench: the quick mode on real boots (nom at two W, Linux, rawecho, memcached's round
+trip), and its outputs."""
 import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -13,6 +15,7 @@ pytestmark = pytest.mark.boot
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUN = os.path.join(os.path.dirname(HERE), "run.py")
+CLIENT = os.path.join(os.path.dirname(HERE), "memcached_rtt_client.py")
 PHASE_KEYS = {"conns", "seconds", "requests", "requests_per_s", "errors", "latency_us",
               "latency_tool", "nomload", "wrk_latency_us", "per_request", "server", "raw"}
 
@@ -101,3 +104,42 @@ def test_quick_mode_measures_the_rawecho_floor(quick):
     for row in floor["rows"]:
         assert row["single"]["rtt_us_median"] > 0
         assert row["single"]["qemu_per_req"]["notifies_per_req"] > 0
+
+
+def test_quick_mode_measures_memcached_against_the_floor(quick):
+    """Has memcached's round trip its requests, percentiles and its ratio to rawecho's at W=0,
+    in the same run, and does the table show it?"""
+    out, result, _ = quick
+    m = result["memcached_rtt"]
+    assert "error" not in m, m
+    assert m["requests"] == QUICK["echoes"] and m["w_us"] == 0
+    assert 0 < m["rtt_us_median"] <= m["rtt_us_p99"]
+    w0 = [r for r in result["rawecho"]["rows"] if r["batching_delay_us"] == 0][0]
+    assert m["floor_ratio"] == pytest.approx(m["rtt_us_median"] / w0["single"]["rtt_us_median"])
+    assert "memcached round trip against the floor" in (out / "bench.md").read_text()
+
+
+def test_memcached_rtt_client_times_every_get_of_a_real_memcached(tmp_path):
+    """Does the client store its key in a real memcached (the host's), check each answer and
+    time each get, and fail clearly when nothing listens?"""
+    from nomvm import free_port
+    port = free_port()
+    as_user = ["-u", "nobody"] if os.geteuid() == 0 else []  # memcached refuses root
+    server = subprocess.Popen(["memcached", "-l", "127.0.0.1", "-p", str(port), "-U", "0",
+                               "-m", "8", *as_user])
+    try:
+        cmd = [sys.executable, CLIENT, "127.0.0.1", str(port), "7", "--warmup", "2"]
+        for _ in range(100):
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+            if r.returncode == 0 or "cannot connect" not in r.stderr:
+                break
+            time.sleep(0.05)  # memcached still starting
+        assert r.returncode == 0, r.stderr
+        out = json.loads(r.stdout)
+        assert len(out["rtts_us"]) == 7 and min(out["rtts_us"]) > 0
+        assert out["value_bytes"] == 64
+    finally:
+        server.terminate()
+        server.wait(10)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0 and "cannot connect to 127.0.0.1" in r.stderr, r.stderr
