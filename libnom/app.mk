@@ -29,9 +29,9 @@ NOM_CFLAGS := -std=gnu11 -nostdinc -fno-pie -fno-stack-protector \
               -isystem $(NOM_NEWLIB_SYSROOT)/include -isystem $(NOM_GCC_INCLUDE)
 NOM_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,noexecstack \
                -T $(TOP)/linker/app.ld $(BUILD)/libnom/crt0.o
-# -u: libnom's memcpy and memmove (src/memcpy.c, memmove.c) replace newlib's; undefined from
-# the start, they are taken from libnom.a even where only newlib's own code calls them.
-NOM_LIBS := -Wl,-u,memcpy -Wl,-u,memmove \
+# -u: libnom's memcpy, memmove, memchr, memcmp and strlen (src/) replace newlib's; undefined
+# from the start, they are taken from libnom.a even where only newlib's own code calls them.
+NOM_LIBS := -Wl,-u,memcpy -Wl,-u,memmove -Wl,-u,memchr -Wl,-u,memcmp -Wl,-u,strlen \
             -Wl,--start-group $(BUILD)/libnom/libnom.a $(NOM_NEWLIB_SYSROOT)/lib/libc.a \
             $(NOM_NEWLIB_SYSROOT)/lib/libm.a $(NOM_LIBGCC) -Wl,--end-group
 NOM_LINK_DEPS := $(TOP)/linker/app.ld $(BUILD)/libnom/crt0.o $(BUILD)/libnom/libnom.a \

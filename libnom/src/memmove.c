@@ -8,15 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Keeps gcc from turning the byte loops below back into a call to memmove. */
-#define NO_LOOP_TO_LIBCALL __attribute__((optimize("-fno-tree-loop-distribute-patterns")))
-
-static inline uint64_t load8(const unsigned char *p)
-{
-    uint64_t w;
-    __builtin_memcpy(&w, p, 8);
-    return w;
-}
+#include "word.h"
 
 static inline void store8(unsigned char *p, uint64_t w) { __builtin_memcpy(p, &w, 8); }
 
@@ -33,7 +25,7 @@ NO_LOOP_TO_LIBCALL void *memmove(void *dst, const void *src, size_t n)
         /* Forward: a word is loaded before its store, which lands below every byte still
          * to be read (d < s). */
         for (; n >= 8; n -= 8, d += 8, s += 8)
-            store8(d, load8(s));
+            store8(d, word_load(s));
         while (n--)
             *d++ = *s++;
     } else {
@@ -43,7 +35,7 @@ NO_LOOP_TO_LIBCALL void *memmove(void *dst, const void *src, size_t n)
         for (; n >= 8; n -= 8) {
             d -= 8;
             s -= 8;
-            store8(d, load8(s));
+            store8(d, word_load(s));
         }
         while (n--)
             *--d = *--s;

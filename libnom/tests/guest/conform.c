@@ -164,6 +164,59 @@ static int test_copies(void)
     return 1;
 }
 
+/* Do memchr, memcmp and strlen (libnom's, src/memchr.c, memcmp.c, strlen.c: eight bytes a
+ * step) answer as the byte-at-a-time definitions do, at every alignment and length, with
+ * bytes above 0x7f, and without reading past a string or a match that ends a page before an
+ * unmapped one? */
+static int test_strings(void)
+{
+    static unsigned char a[128], b[128];
+    for (unsigned i = 0; i < sizeof a; i++)
+        a[i] = (unsigned char)(i * 37 + 11) | 1; /* never 0 */
+    for (unsigned at = 0; at < 16; at++)
+        for (unsigned n = 0; n <= 72; n++) {
+            unsigned char *p = a + at;
+            for (unsigned k = 0; k <= n; k++) { /* the byte at k (k == n: nowhere) */
+                unsigned char c = k < n ? p[k] : 0;
+                const unsigned char *want = NULL;
+                for (unsigned i = 0; i < n && !want; i++)
+                    if (p[i] == c)
+                        want = p + i;
+                CHECK(memchr(p, c, n) == want, "memchr(+%u, %u, %u)", at, c, n);
+            }
+        }
+    for (unsigned at = 0; at < 8; at++)
+        for (unsigned n = 0; n <= 40; n++)
+            for (unsigned k = 0; k <= n; k++) { /* the first difference at k (n: none) */
+                memcpy(b, a, sizeof b);
+                if (k < n)
+                    b[at + k] = (unsigned char)(a[at + k] ^ 0x80); /* above 0x7f one way */
+                int want = k < n ? (int)a[at + k] - (int)b[at + k] : 0;
+                int got = memcmp(a + at, b + at, n);
+                CHECK((got > 0) == (want > 0) && (got < 0) == (want < 0),
+                      "memcmp(+%u, %u) differing at %u: %d, want the sign of %d", at, n, k,
+                      got, want);
+            }
+    for (unsigned at = 0; at < 16; at++)
+        for (unsigned n = 0; n <= 40; n++) {
+            memcpy(b, a, sizeof b);
+            b[at + n] = 0;
+            CHECK(strlen((char *)b + at) == n, "strlen(+%u) of %u bytes", at, n);
+        }
+    /* At the end of a page whose successor is not mapped. */
+    char *m = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(m != MAP_FAILED && munmap(m + 4096, 4096) == 0, "a page before a hole");
+    for (unsigned len = 0; len < 12; len++) {
+        char *str = m + 4096 - len - 1;
+        memset(str, 'x', len);
+        str[len] = '\0';
+        CHECK(strlen(str) == len, "strlen of %u bytes ending its page", len);
+        CHECK(memchr(str, '\0', 1000) == str + len, "memchr past the match, %u", len);
+    }
+    CHECK(munmap(m, 4096) == 0, "munmap");
+    return 1;
+}
+
 /* Does a mutex keep its section exclusive while its holder is preempted inside it, and do the
  * uncontended swap and the contended path (waiters, a timed lock that gives up) meet without a
  * lost wake-up? The section spins long enough that the slice timer lands in it often; "held"
@@ -764,6 +817,7 @@ static const struct {
     { "threads_pingpong_200", test_threads_pingpong, 0 },
     { "mutex_contended", test_mutex_contended, 0 },
     { "copies", test_copies, 0 },
+    { "strings", test_strings, 0 },
     { "cond_timedwait", test_cond_timedwait, 0 },
     { "nanosleep", test_nanosleep, 0 },
     { "monotonic_threads", test_monotonic_threads, 0 },
