@@ -31,6 +31,40 @@ def cpu_model(cpuinfo="/proc/cpuinfo"):
     return platform.processor() or "unknown"
 
 
+# The folders whose sources decide what an experiment measures: the guests' code (nom's kernel,
+# libnom, stack, driver and applications; the Linux and OSv guests' build scripts), the load
+# generators and the exit-cost QEMU's patches and costs. Not the analysis (tools/experiment):
+# a report may be made again by newer code from the same records.
+MEASURED_SOURCES = ("kernel", "libnom", "net", "drivers", "apps", "linker", "tools/kvmcost",
+                    "tools/linuxguest", "tools/osvguest", "tools/loadgen")
+
+
+def measured_sources(top=TOP, folders=MEASURED_SOURCES):
+    """{folder: git tree id at HEAD, or "modified" where the work tree differs from it}, or
+    None outside git: what the runs of a session were built from (runner.py compares a
+    resumed session's with its folder's first, so that one experiment never mixes builds)."""
+    trees = {}
+    for folder in folders:
+        tree = _run(["git", "rev-parse", f"HEAD:{folder}"], cwd=top)
+        if tree is None:
+            return None
+        changed = _run(["git", "status", "--porcelain", "--untracked-files=no", "--", folder],
+                       cwd=top)
+        trees[folder] = "modified" if changed else tree
+    return trees
+
+
+def sources_differ(stored, now):
+    """["folder: ..."] for each folder whose sources differ between stored and now (both
+    measured_sources results); a folder modified in either never matches."""
+    out = []
+    for folder in sorted(set(stored) | set(now)):
+        a, b = stored.get(folder), now.get(folder)
+        if a != b or a == "modified":
+            out.append(f"{folder}: {a or 'absent'} then, {b or 'absent'} now")
+    return out
+
+
 def git_commit(top=TOP):
     """(short commit, dirty?) of the work tree, ("unknown", False) outside git."""
     commit = _run(["git", "rev-parse", "--short=10", "HEAD"], cwd=top) or "unknown"

@@ -26,7 +26,7 @@ import toolflags
 
 from . import calibration, drivers, kvmmodel, resume, summary
 from .driver import GuestError, HostBusy, check_figures
-from .machine import default_output, describe, utc_now
+from .machine import default_output, describe, measured_sources, sources_differ, utc_now
 from . import plan as plan_module
 from .plan import ADAPTIVE_MODES, APPS, DEFAULT_W, GUESTS, PHASES, Plan, quick_plan
 from .progress import Progress, fmt_duration
@@ -76,6 +76,9 @@ def parse_args(argv):
     ap.add_argument("--resume", metavar="DIR", help="continue the experiment in DIR: its runs "
                     "that are complete stay, the others run (its stored plan; plan flags given "
                     "again must match it)")
+    ap.add_argument("--mixed-builds", action="store_true", help="with --resume: run even if "
+                    "the sources of what is measured (machine.MEASURED_SOURCES) differ from "
+                    "the folder's first session's (recorded with the session)")
     ap.add_argument("--stop-after", type=float, metavar="HOURS", help="start no run that is "
                     "estimated to end more than HOURS after the start; --resume DIR continues")
     args = ap.parse_args(argv)
@@ -297,11 +300,38 @@ def run_pass(todo, p, plan, guests, res, progress, deadline=None, reference=None
 
 def _write_pass_header(p, plan, res, machine, cuts, argv):
     res.write_json("machine.json", machine)
+    res.write_json(SOURCES_FILE, measured_sources())
     res.write_json("plan.json", dict(plan.to_json(), runs=p.runs, kvmcost=p.kvmcost,
                                      pass_name=p.name, cuts=cuts, argv=argv,
                                      price_changes_with_load=True,  # provider_schedule()
                                      utility_params=asdict(DEFAULT_PARAMS),
                                      kvm_model=asdict(kvmmodel.DEFAULT)))
+
+
+# What the folder's first session was built from (machine.measured_sources).
+SOURCES_FILE = "sources.json"
+
+
+def check_sources(passes, now, mixed_builds):
+    """Raises ValueError unless every pass folder's recorded sources are now's, or the user
+    allows mixed builds; a folder from before the record is let through with a warning."""
+    for _, res in passes:
+        try:
+            stored = res.read_json(SOURCES_FILE)
+        except (OSError, ValueError):
+            print(f"experiment: {res.path} has no {SOURCES_FILE} (an older folder): cannot "
+                  "check that this session measures the same build", file=sys.stderr)
+            continue
+        if stored is None or now is None:
+            raise ValueError(f"{res.path}: the sources of its build or of this one are "
+                             "unknown (not a git checkout): give --mixed-builds to run anyway")
+        diff = sources_differ(stored, now)
+        if diff and not mixed_builds:
+            raise ValueError(
+                f"{res.path} was measured with other sources than this checkout's, so its "
+                "runs and this session's would be of different builds (" + "; ".join(diff)
+                + "). Check out the commit its first session names (sessions.json) and resume "
+                "from there, or give --mixed-builds to mix them knowingly.")
 
 
 def _record_session(res, session, index=None):
@@ -397,13 +427,21 @@ def main(argv=None):
             lines += session_split(plan, todo, runnable, args.stop_after * 3600)
         print("\n".join(lines + ([osv] if osv else [])))
         return 0
+    sources = measured_sources()
+    if args.resume:
+        try:
+            check_sources(passes, sources, args.mixed_builds)
+        except ValueError as e:
+            print(f"run.py: {e}", file=sys.stderr)
+            return 2
     accel, reason = choose_accel()
     machine = describe(accel, reason)
     if not args.resume:
         for p, res in passes:
             _write_pass_header(p, plan, res, machine, cuts, argv)
     session = {"started_utc": machine["date_utc"], "argv": argv,
-               "resumed": bool(args.resume), "machine": machine,
+               "resumed": bool(args.resume), "machine": machine, "sources": sources,
+               "mixed_builds": bool(args.resume and args.mixed_builds),
                "loadavg_start": os.getloadavg()[0], "runs_left_at_start": len(left)}
     indexes = [_record_session(res, session) for _, res in passes]
     print(f"experiment: accelerator {accel.upper()} ({reason}); results in {out}; "

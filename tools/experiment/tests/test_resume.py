@@ -17,6 +17,7 @@ PLAN_ARGS = ["--apps", "memcached", "--guests", "linux,nom", "--w", "0",
              "--kvmcost", "off", "--budget-hours", "0"]
 MACHINE = {"date_utc": "2026-11-25T22:00:00+00:00", "accel_reason": "fake", "cpu_model": "cpu",
            "cpus": 2, "qemu": "QEMU", "host_kernel": "6", "commit": "abc", "dirty": False}
+SOURCES = {"kernel": "1111", "net": "2222"}  # what machine.measured_sources would say
 RUNS = 4  # 2 cells (linux-default, nom-w=0) x 2 runs
 
 
@@ -68,6 +69,7 @@ def fake(monkeypatch):
     monkeypatch.setattr(runner, "expected_to_run", lambda osv_image: lambda cell, kvmcost="off": True)
     monkeypatch.setattr(runner, "choose_accel", lambda: ("tcg", "fake"))
     monkeypatch.setattr(runner, "describe", lambda accel, reason: dict(MACHINE, accel=accel))
+    monkeypatch.setattr(runner, "measured_sources", lambda: dict(SOURCES))
     return FakeDriver
 
 
@@ -209,3 +211,50 @@ def test_runs_measured_on_a_busy_host_are_set_aside_and_run_again(fake, tmp_path
     assert json.loads(kept.read_text())["info"]["kvmcost"]["calibration"]["tcg_ticks"] == 8600
     assert (kept.parent / kept.stem / "serial.log").exists()
     assert "| 8.60 | the tcg mix took +72%" in (aside / "README.md").read_text()
+
+
+def test_resume_refuses_a_build_from_other_sources_unless_told(fake, tmp_path, capsys,
+                                                               monkeypatch):
+    """Does --resume refuse to add runs of a build whose measured sources (nom's stack here)
+    differ from the folder's first session's, naming the folder that changed, run with
+    --mixed-builds, and record that in the session?"""
+    out = str(tmp_path / "run")
+    fake.cut_at = 1
+    assert runner.main(PLAN_ARGS + ["--output", out]) == 130
+    with open(os.path.join(out, "sources.json")) as f:
+        assert json.load(f) == SOURCES
+    monkeypatch.setattr(runner, "measured_sources", lambda: dict(SOURCES, net="3333"))
+    capsys.readouterr()
+    fake.calls, fake.cut_at = [], None
+    assert runner.main(["--resume", out]) == 2
+    err = capsys.readouterr().err
+    assert "other sources" in err and "net: 2222 then, 3333 now" in err and "kernel" not in err
+    assert starts(fake) == []
+    assert runner.main(["--resume", out, "--mixed-builds"]) == 0
+    assert len(starts(fake)) == RUNS
+    with open(os.path.join(out, "sessions.json")) as f:
+        last = json.load(f)[-1]
+    assert last["mixed_builds"] and last["sources"]["net"] == "3333"
+
+
+def test_measured_sources_are_tree_ids_or_modified(tmp_path):
+    """machine.measured_sources on a real git checkout: a folder's tree id at HEAD, "modified"
+    once a tracked file in it changes (and then it matches nothing, itself included)."""
+    from experiment.machine import measured_sources, sources_differ
+    import subprocess
+    git = ["git", "-C", str(tmp_path), "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run(git + ["init", "-q"], check=True)
+    for folder in ("kernel", "net"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "a.c").write_text(folder)
+    subprocess.run(git + ["add", "."], check=True)
+    subprocess.run(git + ["commit", "-q", "-m", "x"], check=True)
+    clean = measured_sources(str(tmp_path), ("kernel", "net"))
+    assert set(clean) == {"kernel", "net"} and len(set(clean.values())) == 2
+    assert sources_differ(clean, clean) == []
+    (tmp_path / "net" / "a.c").write_text("changed")
+    dirty = measured_sources(str(tmp_path), ("kernel", "net"))
+    assert dirty == dict(clean, net="modified")
+    assert [d.split(":")[0] for d in sources_differ(clean, dirty)] == ["net"]
+    assert [d.split(":")[0] for d in sources_differ(dirty, dirty)] == ["net"]
+    assert measured_sources(str(tmp_path), ("kernel", "absent")) is None
