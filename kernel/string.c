@@ -1,14 +1,25 @@
 /* string.c: the few C library routines the freestanding kernel needs (gcc may call mem*). */
 #include "defs.h"
 
+/* memset and memcpy move eight bytes an iteration, then the rest a byte at a time. Under TCG
+ * every iteration of a rep string instruction is emulated (and counted by the instruction
+ * plugin) on its own: with rep stosb, zeroing an application's 26 MB of bss at load took most
+ * of the 0.1-0.15 s between the bulletin board and "app started" (issue 16's boot time). On
+ * hardware with fast strings either form runs at the same speed. */
 void *memset(void *dst, int c, size_t n) {
-    __asm__ volatile("rep stosb" : "+D"(dst), "+c"(n) : "a"(c) : "memory");
-    return dst;
+    void *ret = dst;
+    uint64_t pattern = 0x0101010101010101ull * (unsigned char)c;
+    size_t words = n >> 3, bytes = n & 7;
+    __asm__ volatile("rep stosq" : "+D"(dst), "+c"(words) : "a"(pattern) : "memory");
+    __asm__ volatile("rep stosb" : "+D"(dst), "+c"(bytes) : "a"(pattern) : "memory");
+    return ret;
 }
 
 void *memcpy(void *dst, const void *src, size_t n) {
     void *ret = dst;
-    __asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+    size_t words = n >> 3, bytes = n & 7;
+    __asm__ volatile("rep movsq" : "+D"(dst), "+S"(src), "+c"(words) : : "memory");
+    __asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(bytes) : : "memory");
     return ret;
 }
 
