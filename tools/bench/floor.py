@@ -64,12 +64,12 @@ def rtt_summary(rtts):
             "rtt_us_mean": statistics.fmean(rtts), "rtt_us_stddev": statistics.pstdev(rtts)}
 
 
-def measure_memcached(requests, accel, workdir, kvmcost="off"):
-    """memcached alone on nom at W = 0, on a tap in a lab of its own like rawecho's: the
-    round trip of one `get` of a 64-byte value at a time (memcached_rtt_client.py, timed as
-    rawecho's client times an echo). Raises guests.GuestError, RuntimeError or TimeoutError
-    when it cannot be measured."""
-    driver = guests.start_guest("nom", accel, workdir, w_us=0, kvmcost=kvmcost, app="memcached")
+def measure_memcached(requests, accel, workdir):
+    """memcached alone on nom at W = 0, on a tap in a lab of its own like rawecho's and on the
+    same (stock) QEMU: the round trip of one `get` of a 64-byte value at a time
+    (memcached_rtt_client.py, timed as rawecho's client times an echo). Raises
+    guests.GuestError, RuntimeError or TimeoutError when it cannot be measured."""
+    driver = guests.start_guest("nom", accel, workdir, w_us=0, app="memcached")
     try:
         r = driver.lab.run([sys.executable, MEMCACHED_CLIENT, driver.lab.guest_ip,
                             str(apps.MEMCACHED_PORT), str(requests)], timeout=600)
