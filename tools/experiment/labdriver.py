@@ -20,6 +20,9 @@ import netlab
 import vmcounters
 from nomvm import Nic
 
+from kvmcost import dilation
+
+from . import hostspeed
 from .driver import GuestDriver, GuestError, HostBusy
 
 MAC = "52:54:00:12:34:56"
@@ -30,7 +33,8 @@ WARMUP_S = 1.0  # of each phase, loaded but not measured: connections, caches, t
 def prepare():
     """Builds what every lab-based driver needs on the host (our TCG plugin, nomload and the
     patched NPtcp) once per experiment; raises GuestError saying what failed."""
-    for what, build in (("tools/vmcounters", vmcounters.build), ("tools/loadgen", loadgen.build)):
+    for what, build in (("tools/vmcounters", vmcounters.build), ("tools/loadgen", loadgen.build),
+                        ("tools/kvmcost's calibration mix", dilation.build)):
         try:
             build()
         except (subprocess.CalledProcessError, OSError) as e:
@@ -140,8 +144,13 @@ class LabDriver(GuestDriver):
         warm = min(WARMUP_S, seconds / 10)
         self.run_load(self.app, phase, warm, self.lab, os.path.join(self.workdir, "warmup"))
         before_bytes, before = self._tap_rx_bytes(), self.counters.snapshot()
-        fig = dict(self.run_load(self.app, phase, seconds - warm, self.lab, self.workdir))
+        monitor = hostspeed.Monitor(self._speed_reference()).start()
+        try:
+            fig = dict(self.run_load(self.app, phase, seconds - warm, self.lab, self.workdir))
+        finally:
+            host_speed = monitor.stop()
         after, after_bytes = self.counters.snapshot(), self._tap_rx_bytes()
+        fig["host_speed"] = host_speed
         fig.setdefault("seconds", seconds - warm)
         fig["bytes_out"] = after_bytes - before_bytes
         fig["counters"] = vmcounters.per_request(before, after, fig["ops"])
@@ -159,6 +168,13 @@ class LabDriver(GuestDriver):
                                for k, v in fig["counters"].items()}
             fig["note"] = "no operation completed in the measured window"
         return fig
+
+    def _speed_reference(self):
+        """The native ticks the host's speed during a phase is compared with: the reference
+        calibration this run was checked against, else its own calibration, else None (the
+        window's fastest sample; hostspeed.summarize)."""
+        cal = (self.kvmcost or {}).get("calibration") or {}
+        return (cal.get("reference") or {}).get("native_ticks") or cal.get("native_ticks")
 
     def stop(self):
         try:

@@ -8,6 +8,7 @@ reasons the runner recorded, never a number.
 """
 import glob
 import os
+import statistics
 
 import matplotlib
 
@@ -17,7 +18,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from kvmcost import dilation  # noqa: E402
 from profit import KINDS  # noqa: E402
 
-from . import calibration, kvmmodel, resume, timeline_figures, verdict  # noqa: E402
+from . import calibration, hostspeed, kvmmodel, resume, timeline_figures, verdict  # noqa: E402
 from .analysis import Analysis, ratio, stats  # noqa: E402
 from .plan import APPS, GUEST_VARIANTS, GUESTS, PHASES, RAW_PASS  # noqa: E402
 from .results import Results  # noqa: E402
@@ -158,6 +159,7 @@ class Report:
         self.pass_and_cuts()
         self.exit_cost_model()
         self.calibration_check()
+        self.host_speed_check()
         self.sessions()
         self.planned_missing()
         self.summary()
@@ -435,6 +437,34 @@ class Report:
         if aside:
             text += (f" {aside} run(s) were set aside and run again (`disturbed/README.md` "
                      "says why).")
+        self.out(text, "")
+
+    def host_speed_check(self):
+        """How much of the measured phases ran on a slow host (hostspeed.py: the calibration
+        mix sampled beside the load); phases from before the sampler say they were not."""
+        sampled, unsampled = [], 0
+        for r in self.a.ok:
+            for phase, fig in (r.get("phases") or {}).items():
+                hs = fig.get("host_speed")
+                if hs and hs.get("slow_fraction") is not None:
+                    sampled.append((hs["slow_fraction"], hs["median_ratio"], r, phase))
+                else:
+                    unsampled += 1
+        if not sampled:
+            return
+        slow = sorted((x for x in sampled if x[0] > 0), key=lambda x: -x[0])
+        text = (f"Host speed during the measured phases (tools/experiment/hostspeed.py: the "
+                f"native calibration mix every {hostspeed.INTERVAL_S:g} s beside the load, "
+                f"against the reference; slow: more than {hostspeed.SLOW_RATIO:.2f}x its ticks): "
+                f"{len(sampled)} phase(s) sampled, {len(slow)} with slow samples, median "
+                f"slow share {statistics.median(x[0] for x in sampled):.0%}")
+        if unsampled:
+            text += f"; {unsampled} phase(s) ran before the sampler existed and were not sampled"
+        text += "."
+        if slow:
+            text += " Slowest: " + "; ".join(
+                f"{r['app']}/{r['guest']}-{r['variant']['name']}/run{r['run']} {phase} "
+                f"{share:.0%} slow (median {ratio:.2f}x)" for share, ratio, r, phase in slow[:5]) + "."
         self.out(text, "")
 
     def sessions(self):

@@ -1,0 +1,77 @@
+"""How fast the host ran while a phase was measured: the native calibration mix
+(tools/kvmcost/calib, the native side of D) timed every INTERVAL_S seconds in a thread beside
+the load, each sample against the run's reference.
+
+Why: a run checks the host once, before its guest boots (calibration.py), but a host can change
+speed during the run. The 2-CPU Xeon host of 2026-11-26 flipped between two states 2x apart
+every 20-40 s: a run that passed its check could spend half its phases on a host twice as slow,
+which under the exit-cost model is another machine (guest work takes twice as long against the
+same exit stalls; tools/kvmcost/dilation.py). The samples do not correct anything; they say how
+much of each phase ran on a slow host, so that a reader (and the report) can tell.
+
+Cost: one sample is one run of the native mix, about 20 ms of one core; every 2 s that is 1 %
+of one of the two cores, once per phase.
+"""
+import statistics
+import subprocess
+import threading
+import time
+
+from kvmcost import dilation
+
+INTERVAL_S = 2.0
+SLOW_RATIO = 1.25  # a sample this much slower than the reference counts as a slow host: the
+# quiet state's own spread on the Xeon host was about +-8 %, its slow state +40 % .. +100 %
+
+
+def native_ticks():
+    """One sample: the native mix's fastest repetition, in TSC ticks."""
+    return dilation.run_native(runs=1)["min_ticks"]
+
+
+class Monitor:
+    """Samples the host's speed from start() to stop(); stop() returns the summary."""
+
+    def __init__(self, reference_ticks=None, interval_s=INTERVAL_S, sample=native_ticks):
+        self.reference = reference_ticks
+        self.interval_s = interval_s
+        self.sample = sample
+        self.samples = []
+        self.errors = []
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="hostspeed", daemon=True)
+
+    def start(self):
+        self._thread.start()
+        return self
+
+    def _run(self):
+        while not self._stopping.is_set():
+            try:
+                self.samples.append(self.sample())
+            except (OSError, subprocess.SubprocessError, dilation.CalibrationError) as e:
+                self.errors.append(str(e))
+            self._stopping.wait(self.interval_s)
+
+    def stop(self):
+        self._stopping.set()
+        self._thread.join(timeout=60)
+        return summarize(self.samples, self.reference, self.errors, self.interval_s)
+
+
+def summarize(samples, reference=None, errors=(), interval_s=INTERVAL_S):
+    """{"samples", "reference_ticks", "reference", "median_ratio", "max_ratio",
+    "slow_fraction", "slow_ratio", "interval_s", "errors"}: each sample's ticks over the
+    reference (the run's calibration reference; without one, the window's fastest sample, so
+    that only changes within the window show)."""
+    out = {"samples": len(samples), "interval_s": interval_s, "slow_ratio": SLOW_RATIO,
+           "errors": list(errors)[:3]}
+    if not samples:
+        return dict(out, reference_ticks=reference, reference=None, median_ratio=None,
+                    max_ratio=None, slow_fraction=None)
+    ref, how = (reference, "calibration") if reference else (min(samples), "fastest sample")
+    ratios = [s / ref for s in samples]
+    return dict(out, reference_ticks=ref, reference=how,
+                median_ratio=round(statistics.median(ratios), 3),
+                max_ratio=round(max(ratios), 3),
+                slow_fraction=round(sum(r > SLOW_RATIO for r in ratios) / len(ratios), 3))

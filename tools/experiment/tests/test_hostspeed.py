@@ -1,0 +1,78 @@
+"""The host-speed sampler beside a measured phase (hostspeed.py) and what the report says of it."""
+import json
+import os
+import shutil
+import threading
+
+import pytest
+
+from experiment import hostspeed
+from experiment.report import write_report
+from experiment.tables import write_tables
+from kvmcost import dilation
+
+
+pytestmark = pytest.mark.unit
+
+FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "linux-quick")
+
+
+def test_summary_against_the_reference():
+    s = hostspeed.summarize([100, 110, 130, 200], reference=100)
+    assert s["samples"] == 4 and s["reference"] == "calibration"
+    assert s["median_ratio"] == 1.2 and s["max_ratio"] == 2.0
+    assert s["slow_fraction"] == 0.5  # 1.3x and 2.0x are beyond SLOW_RATIO (1.25)
+
+
+def test_summary_without_reference_is_against_the_fastest_sample():
+    s = hostspeed.summarize([300, 150, 160])
+    assert s["reference"] == "fastest sample" and s["reference_ticks"] == 150
+    assert s["slow_fraction"] == pytest.approx(1 / 3, abs=0.001)
+
+
+def test_no_sample_says_none_rather_than_quiet():
+    s = hostspeed.summarize([], reference=100, errors=["calib-native: not found"])
+    assert s["samples"] == 0 and s["slow_fraction"] is None and s["errors"]
+
+
+def test_monitor_samples_until_stopped_and_keeps_errors():
+    calls, enough = [], threading.Event()
+
+    def sample():
+        calls.append(1)
+        if len(calls) >= 3:
+            enough.set()
+        if len(calls) == 2:
+            raise dilation.CalibrationError("the mix's repetitions disagree")
+        return 100 * len(calls)
+
+    m = hostspeed.Monitor(reference_ticks=100, interval_s=0.001, sample=sample).start()
+    assert enough.wait(10)
+    s = m.stop()
+    n = len(calls)
+    assert s["samples"] == n - 1 and s["errors"] == ["the mix's repetitions disagree"]
+    assert len(calls) == n  # stopped: no sample after stop() returned
+
+
+def test_the_real_sample_is_a_tick_count():
+    dilation.build()
+    assert hostspeed.native_ticks() > 0
+
+
+def test_report_tells_slow_phases(tmp_path):
+    folder = tmp_path / "r"
+    shutil.copytree(FIXTURE, folder)
+    path = folder / "raw" / "memcached" / "linux-default" / "run1.json"
+    record = json.loads(path.read_text())
+    assert record["status"] == "ok"
+    record["phases"]["many"]["host_speed"] = hostspeed.summarize([100, 100, 200, 210], 100)
+    record["phases"]["single"]["host_speed"] = hostspeed.summarize([100, 101], 100)
+    path.write_text(json.dumps(record))
+    write_tables(str(folder))
+    with open(write_report(str(folder))) as f:
+        text = f.read()
+    line = next(x for x in text.splitlines() if x.startswith("Host speed during"))
+    assert "2 phase(s) sampled, 1 with slow samples" in line
+    assert "memcached/linux-default/run1 many 50% slow (median 1.50x)" in line
+    assert "ran before the sampler existed and were not sampled" in line
+    assert os.path.exists(folder / "report.md")
