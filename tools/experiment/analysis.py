@@ -58,14 +58,19 @@ def measurements(record, change_at_s, kvm=False, value_d=None):
     """The run as profit.Measurement intervals, or None without throughput or latency.
     kvm: in KVM-equivalent units (the dilated model of kvmmodel.py: Gbit/s x D, latency and
     jitter / D, D being value_d, else the phase's own), None for a phase without D. The
-    intervals keep the run's wall-clock phases, so each run is valued as the same 120 s of a
-    hardware host serving at its measured KVM-equivalent rates, whatever its D."""
+    intervals are in the plan's seconds: the run's wall-clock phases, or for phases run in
+    undilated time (Plan.phase_clock, the record's phase_scale: wall seconds per plan second)
+    those divided by it. Either way each run is valued as the plan's 120 s of a hardware host
+    serving at its measured KVM-equivalent rates, whatever its D."""
     out = []
+    scale = record.get("phase_scale") or 1.0
     for phase, offset in (("many", 0.0), ("single", change_at_s)):
         fig = record["phases"].get(phase)
         if not fig:
             continue
         pieces = phase_measurements(fig)
+        if pieces and scale != 1.0:
+            pieces = [(a / scale, b / scale, t, lat, sd) for a, b, t, lat, sd in pieces]
         if pieces and kvm:
             d = (fig.get("kvmcost") or {}).get("dilation")
             if not d:

@@ -81,6 +81,11 @@ def verdict_table(analysis, apps):
     return lines
 
 
+
+# What a plan's seconds are when its phases ran in undilated time (plan.py, Plan.phase_clock).
+UNDILATED_NOTE = (" (undilated: the guest's clock under the exit-cost model, so each phase ran D "
+                  "times as long on the wall; profit is valued over the plan's seconds)")
+
 class Report:
     def __init__(self, folder):
         self.res = Results(folder)
@@ -149,7 +154,8 @@ class Report:
                  f"Measured {m['date_utc']} on {m['cpu_model']} ({m['cpus']} CPUs), {m['qemu']}, "
                  f"host kernel {m['host_kernel']}, commit {m['commit']}"
                  f"{' (work tree modified)' if m['dirty'] else ''}.", "",
-                 f"Plan: {self.plan['runs']} run(s) of {fmt(self.plan['duration_s'])} s per cell; "
+                 f"Plan: {self.plan['runs']} run(s) of {fmt(self.plan['duration_s'])} s per cell"
+                 f"{UNDILATED_NOTE if self.plan.get('phase_clock') == 'undilated' else ''}; "
                  f"load *many* then *single* and price {self.plan['schedule_text']} ($/Gbit, "
                  f"change at {fmt(self.plan['change_at_s'])} s); nom batching delays "
                  f"{', '.join(f'{w:g}' for w in self.plan['w_values'])} us"

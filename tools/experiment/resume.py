@@ -24,7 +24,9 @@ from .plan import RAW_PASS, Plan
 # free port, nor boot_estimate_s, a first guess of the progress line).
 PLAN_FIELDS = ("apps", "guests", "w_values", "adaptive", "adaptive_utilities",
                "adaptive_modes", "runs", "raw_runs", "duration_s", "change_at_s", "low_price",
-               "high_price", "kvmcost")
+               "high_price", "kvmcost", "phase_clock")
+# Fields later plans added, with the value every folder from before them had.
+PLAN_FIELD_DEFAULTS = {"phase_clock": "wall"}
 
 
 class ResumeError(ValueError):
@@ -44,7 +46,7 @@ def differences(stored, plan):
     mine = dataclasses.asdict(plan)
     out = []
     for k in PLAN_FIELDS:
-        theirs = stored.get(k)
+        theirs = stored.get(k, PLAN_FIELD_DEFAULTS.get(k))
         theirs = tuple(theirs) if isinstance(theirs, list) else theirs
         if theirs != mine[k]:
             out.append(f"{k}: the folder's {theirs!r}, not {mine[k]!r}")
@@ -94,7 +96,7 @@ def missing(res, plan_json):
     """{(app, cell key): [runs]} planned by plan_json but not complete in res, in plan order;
     None when plan_json predates this check (it lacks a field of PLAN_FIELDS: its plan
     cannot be known)."""
-    if any(k not in plan_json for k in PLAN_FIELDS):
+    if any(k not in plan_json and k not in PLAN_FIELD_DEFAULTS for k in PLAN_FIELDS):
         return None
     out = {}
     for run, cell in todo(res, planned_runs(plan_json)):

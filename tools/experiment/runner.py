@@ -28,7 +28,8 @@ from . import calibration, drivers, kvmmodel, resume, summary
 from .driver import GuestError, HostBusy, check_figures
 from .machine import default_output, describe, measured_sources, sources_differ, utc_now
 from . import plan as plan_module
-from .plan import ADAPTIVE_MODES, APPS, DEFAULT_W, GUESTS, PHASES, Plan, quick_plan
+from .plan import (ADAPTIVE_MODES, APPS, DEFAULT_W, ESTIMATE_D, GUESTS, PHASE_CLOCKS, PHASES,
+                   Plan, quick_plan)
 from .progress import Progress, fmt_duration
 from .report import write_report
 from .results import Results
@@ -53,6 +54,10 @@ def parse_args(argv):
     ap.add_argument("--plan", "--dry-run", dest="dry_run", action="store_true",
                     help="print every run and the estimated time, run nothing")
     ap.add_argument("--duration", type=float, default=120.0, help="seconds per run of a cell")
+    ap.add_argument("--phase-clock", choices=PHASE_CLOCKS, default="wall",
+                    help="the clock of --duration and --change-at under an exit-cost model: "
+                         "wall (the host's) or undilated (the guest's dilated clock: phases "
+                         "last D times longer on the wall; plan.py, Plan.phase_clock)")
     ap.add_argument("--change-at", type=float, help="seconds until load and price change "
                     "(default: half the duration)")
     toolflags.add_w_list(ap, DEFAULT_W, what="nom's fixed batching delays (empty: none)")
@@ -95,6 +100,7 @@ def plan_of(args):
         "--guests": ("guests", tuple(g for g in args.guests.split(",") if g)),
         "--runs": ("runs", args.runs),
         "--duration": ("duration_s", args.duration),
+        "--phase-clock": ("phase_clock", args.phase_clock),
         "--w": ("w_values", tuple(float(w) for w in args.w)),
         "--adaptive-modes": ("adaptive_modes",
                              tuple(m for m in args.adaptive_modes.split(",") if m)),
@@ -160,7 +166,10 @@ def run_cell(driver, cell, run, plan, res, progress):
         progress.cell_done()
         return "not run"
     workdir = res.cell_dir(cell, run)
-    secs = plan.phase_seconds()
+    reference = getattr(driver, "calibration_reference", None)
+    scale = plan.phase_scale(getattr(driver, "kvmcost_name", "off"),
+                             dilation.d_of(reference) if reference else None)
+    secs = plan.phase_seconds(scale)
     provider = None
     record = {"status": "failed", "reason": "interrupted", "interrupted": True}
     load_start, t_start, started = os.getloadavg()[0], time.monotonic(), utc_now()
@@ -170,7 +179,7 @@ def run_cell(driver, cell, run, plan, res, progress):
         provider = start_provider(driver, plan, workdir)
 
     try:
-        progress.step(f"{label}: booting", plan.boot_estimate_s, plan.duration_s)
+        progress.step(f"{label}: booting", plan.boot_estimate_s, sum(secs.values()))
         t0 = time.monotonic()
         info = driver.start(cell.app, cell.variant, workdir, on_network=network_ready)
         progress.boot_took(time.monotonic() - t0)
@@ -184,7 +193,7 @@ def run_cell(driver, cell, run, plan, res, progress):
             # whatever the load tools' set-up took.
             provider.send_signal(signal.SIGUSR1 if i == 0 else signal.SIGUSR2)
             phases[phase] = check_figures(driver.load(phase, secs[phase]))
-        record = {"status": "ok", "info": info, "phases": phases}
+        record = {"status": "ok", "info": info, "phases": phases, "phase_scale": scale}
     except HostBusy as e:  # nothing measured: --resume runs it again
         record = {"status": "failed", "reason": str(e), "redo": True}
     except GuestError as e:
@@ -267,9 +276,10 @@ def plan_listing(plan, cuts, runnable, budget_s):
         for run, cell in plan.schedule(p.runs):
             note = "" if runnable(cell, p.kvmcost) else "  (will not run: costs nothing)"
             lines.append(f"  run {run}  {cell.app:9} {cell.key:28} "
-                         f"~{fmt_duration(plan.cell_estimate_s(cell))}{note}")
+                         f"~{fmt_duration(plan.cell_estimate_s(cell, p.kvmcost))}{note}")
     total = sum(len(plan.schedule(p.runs)) for p in plan.passes())
-    lines.append(f"{total} runs of {plan.duration_s:g} s (change at {plan.change_at_s:g} s), "
+    lines.append(f"{total} runs of {plan.duration_s:g} s (change at {plan.change_at_s:g} s"
+                 f"{', undilated: x D on the wall' if plan.phase_clock == 'undilated' else ''}), "
                  f"estimated {fmt_duration(plan.estimate_s(runnable))}"
                  + (f" of a {fmt_duration(budget_s)} budget" if budget_s else ""))
     lines += [f"cut to fit: {c}" for c in cuts]
@@ -292,7 +302,8 @@ def run_pass(todo, p, plan, guests, res, progress, deadline=None, reference=None
         # A session starts at least one run (a run longer than --stop-after would stall).
         if (deadline is not None and progress.done and _can_run(guests[cell.guest], cell,
                                                                  p.kvmcost)
-                and time.monotonic() + plan.cell_estimate_s(cell) > deadline):
+                and time.monotonic() + plan.cell_estimate_s(
+                    cell, p.kvmcost, dilation.d_of(reference) if reference else None) > deadline):
             raise StopAfter()
         res.clear_run(cell, run)
         run_cell(guests[cell.guest], cell, run, plan, res, progress)
@@ -462,7 +473,8 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, _interrupt)
     end = "complete"
     try:
-        with Progress(len(left), plan.duration_s, plan.boot_estimate_s,
+        with Progress(len(left), plan.duration_s * plan.phase_scale(plan.kvmcost, ESTIMATE_D),
+                      plan.boot_estimate_s,
                       runnable_cells=runnable_runs) as progress:
             for p, res, runs in todo:
                 run_pass(runs, p, plan, guests, res, progress, deadline,
@@ -519,7 +531,7 @@ def session_split(plan, todo, runnable, session_s):
     sessions, used = [[0, 0.0]], 0.0
     for p, _, runs in todo:
         for _, cell in runs:
-            cost = plan.cell_estimate_s(cell) if runnable(cell, p.kvmcost) else 0.0
+            cost = plan.cell_estimate_s(cell, p.kvmcost) if runnable(cell, p.kvmcost) else 0.0
             if used + cost > session_s and sessions[-1][0]:
                 sessions.append([0, 0.0])
                 used = 0.0
@@ -534,5 +546,5 @@ def session_split(plan, todo, runnable, session_s):
 def _estimate(plan, todo, runnable):
     """Estimated wall time of the runs left (todo: [(pass, res, [(run, cell)])]) that are
     expected to run."""
-    return sum(plan.cell_estimate_s(cell) for p, _, runs in todo for _, cell in runs
+    return sum(plan.cell_estimate_s(cell, p.kvmcost) for p, _, runs in todo for _, cell in runs
                if runnable(cell, p.kvmcost))

@@ -23,7 +23,8 @@ from experiment.report import fmt_stat, verdict_table
 from experiment.results import Results
 
 # What both folders' plans must agree on for their profits to be comparable.
-SAME_ECONOMICS = ("duration_s", "change_at_s", "schedule_text", "utility_params", "kvmcost")
+SAME_ECONOMICS = ("duration_s", "change_at_s", "schedule_text", "utility_params", "kvmcost",
+                  "phase_clock")
 
 
 def is_adaptive(record):
@@ -32,8 +33,13 @@ def is_adaptive(record):
 
 def mismatches(plan, baseline_plan):
     """The SAME_ECONOMICS keys whose values differ, with both values."""
-    return [f"{k}: {plan.get(k)!r} here, {baseline_plan.get(k)!r} in the baseline"
-            for k in SAME_ECONOMICS if plan.get(k) != baseline_plan.get(k)]
+    return [f"{k}: {_economic(plan, k)!r} here, {_economic(baseline_plan, k)!r} in the baseline"
+            for k in SAME_ECONOMICS if _economic(plan, k) != _economic(baseline_plan, k)]
+
+
+def _economic(plan, key):
+    """plan's value of key; a folder from before Plan.phase_clock ran its phases on the wall."""
+    return plan.get(key, "wall" if key == "phase_clock" else None)
 
 
 def drift_rows(here, baseline, apps):

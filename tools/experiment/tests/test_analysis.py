@@ -176,3 +176,16 @@ def test_a_pass_run_at_one_d_is_valued_at_it():
         r["info"] = {"kvmcost": {"calibration": {"native_ticks": 1000, "tcg_ticks": d * 1000}}}
         runs.append(r)
     assert Analysis(runs, dict(PLAN, kvmcost="skylake")).value_d == 5.5
+
+
+def test_undilated_phases_are_valued_over_the_plans_seconds():
+    # The run above with its phases run in undilated time at D = 4: each lasted 240 s on the
+    # wall and moved 4x the bytes at the same rate; valued over the plan's 60 + 60 s it earns
+    # what the wall-clock run earned (5760), not 4x that.
+    many, single = fig(1, 240, 4 * 7.5e9, 400, 0), fig(1, 240, 4 * 3.75e9, 100, 0)
+    for phase in (many, single):
+        phase["kvmcost"] = {"dilation": 4.0}
+    r = dict(record("linux", {"name": "default"}, 1, many, single), phase_scale=4.0)
+    assert [(m.start_s, m.end_s) for m in measurements(r, 60)] == [(0, 60), (60, 120)]
+    a = Analysis([r], dict(PLAN, kvmcost="skylake", phase_clock="undilated"))
+    assert a.profit("memcached", "linux", "default", "penalty")[0] == pytest.approx(5760.0)

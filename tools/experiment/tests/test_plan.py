@@ -174,3 +174,16 @@ def test_bad_plans_are_rejected():
         Plan(runs=0)
     with pytest.raises(ValueError):
         Plan(adaptive_modes=("guess",))
+
+
+def test_phase_clock_scales_only_undilated_phases_under_an_exit_cost_model():
+    wall, undilated = Plan(), Plan(phase_clock="undilated")
+    assert wall.phase_scale("skylake", 6.2) == 1.0
+    assert undilated.phase_scale("skylake", 6.2) == 6.2
+    assert undilated.phase_scale("off", 6.2) == 1.0  # the stock QEMU has no D
+    assert undilated.phase_seconds(2.0) == {"many": 120.0, "single": 120.0}
+    cell = undilated.cells()[0]
+    assert undilated.cell_estimate_s(cell, "skylake", 2.0) - undilated.cell_estimate_s(cell) \
+        == pytest.approx(120.0)
+    with pytest.raises(ValueError, match="unknown phase clock"):
+        Plan(phase_clock="tsc")

@@ -129,3 +129,31 @@ def test_unavailable_guest_is_not_run_with_its_reason(setup):
                     progress) == "not run"
     rec = res.records()[0]
     assert (rec["status"], rec["reason"]) == ("not run", "no OSv image given")
+
+
+class TimedDriver(ScriptedDriver):
+    """Records the wall seconds each phase was asked for, without waiting them."""
+
+    def __init__(self, port, kvmcost_name, reference):
+        super().__init__(port)
+        self.kvmcost_name, self.calibration_reference = kvmcost_name, reference
+        self.asked = {}
+
+    def load(self, phase, seconds):
+        self.asked[phase] = seconds
+        return {"ops": 10, "seconds": seconds, "bytes_out": 1000,
+                "latency_us": {"mean": 100.0, "p50": 90.0, "p99": 200.0, "stddev": 10.0}}
+
+
+@pytest.mark.parametrize("clock, kvmcost, scale", [("undilated", "skylake", 2.5),
+                                                   ("wall", "skylake", 1.0),
+                                                   ("undilated", "off", 1.0)])
+def test_undilated_phases_last_d_times_longer_on_the_wall(tmp_path, clock, kvmcost, scale):
+    port = free_port()
+    plan = Plan(apps=("nhttpd",), guests=("linux",), runs=1, duration_s=0.4, change_at_s=0.1,
+                price_port=port, phase_clock=clock)
+    d = TimedDriver(port, kvmcost, {"native_ticks": 100, "tcg_ticks": 250})  # D = 2.5
+    res = Results(tmp_path)
+    assert run_cell(d, CELL, 1, plan, res, Progress(1, 1.0, 1.0, stream=io.StringIO())) == "ok"
+    assert d.asked == pytest.approx({"many": 0.1 * scale, "single": 0.3 * scale})
+    assert res.records()[0]["phase_scale"] == scale
