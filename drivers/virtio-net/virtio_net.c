@@ -18,11 +18,6 @@ static const uint64_t wanted_features =
     | 1ull << VIRTIO_RING_F_EVENT_IDX | 1ull << VIRTIO_F_ACCESS_PLATFORM;
 static const uint64_t csum_features = 1ull << VIRTIO_NET_F_CSUM | 1ull << VIRTIO_NET_F_GUEST_CSUM;
 
-uint64_t vnet_now(const struct vnet *dev)
-{
-    return dev->plat.tsc(dev->plat.ctx);
-}
-
 static uint64_t us_to_tsc(const struct vnet *dev, uint32_t us)
 {
     return (uint64_t)us * dev->plat.tsc_hz / 1000000u;

@@ -125,6 +125,11 @@ struct vnet {
 enum { RX_WITH_RING = 0, RX_DELIVERING = 1, RX_KEPT = 2 };
 
 void vnet_refill_rx(struct vnet *dev);
-uint64_t vnet_now(const struct vnet *dev);
+
+/* The platform's clock. Inline: the data path reads it up to 9 times a request (issue 16). */
+static inline uint64_t vnet_now(const struct vnet *dev)
+{
+    return dev->plat.tsc(dev->plat.ctx);
+}
 
 #endif /* NOM_DRIVERS_VNET_IMPL_H */

@@ -60,6 +60,7 @@ int fd_wait_event(uint64_t deadline_tsc, int (*ready)(void *), void *arg)
 struct fd_interest {
     int fd;
     short events;
+    int seen; /* fd_ready_test's last answer: the waker's, when it woke us */
 };
 
 /* The revents of one descriptor for events; -EBADF if it is not open. */
@@ -74,19 +75,28 @@ static int fd_ready(const struct fd_interest *in)
 
 static int fd_ready_test(void *arg)
 {
-    return fd_ready(arg) != 0;
+    struct fd_interest *in = arg;
+    return (in->seen = fd_ready(in)) != 0;
 }
 
+/* Woken by an event, the waiter takes the readiness its waker found (sched_wake_ready ran
+ * fd_ready_test to decide to wake it) instead of asking the file again: one readiness call
+ * per blocking wait less (issue 16). The caller retries its operation anyway, so readiness
+ * taken meanwhile by another thread costs only that retry. */
 int nom_fd_wait(int fd, short events, uint64_t deadline_tsc)
 {
-    struct fd_interest in = { fd, events };
+    struct fd_interest in = { fd, events, 0 };
     int ret;
     preempt_off();
-    while ((ret = fd_ready(&in)) == 0)
+    ret = fd_ready(&in);
+    while (ret == 0) {
+        in.seen = 0;
         if (fd_wait_event(deadline_tsc, fd_ready_test, &in) != 0) {
             ret = -ETIMEDOUT;
             break;
         }
+        ret = in.seen ? in.seen : fd_ready(&in);
+    }
     preempt_on();
     return ret;
 }
