@@ -332,11 +332,13 @@ static int respond(struct conn *c, const struct http_request *req)
         return respond_error(c, 405, head_only);
     if (req->method == HTTP_UNKNOWN)
         return respond_error(c, 501, head_only);
-    if (http_normalize_path(req->target, req->target_len, path, sizeof path) < 0)
+    int n = http_normalize_path(req->target, req->target_len, path, sizeof path);
+    if (n < 0)
         return respond_error(c, 400, head_only);
-    if (strcmp(path, STATS_PATH) == 0)
+    /* The length first: a document's path rarely has the same, so no compare runs. */
+    if ((size_t)n == sizeof STATS_PATH - 1 && memcmp(path, STATS_PATH, (size_t)n) == 0)
         return respond_stats(c, head_only);
-    if (strcmp(path, BOARD_PATH) == 0)
+    if ((size_t)n == sizeof BOARD_PATH - 1 && memcmp(path, BOARD_PATH, (size_t)n) == 0)
         return respond_board(c, head_only);
     return respond_doc(c, path, head_only);
 }

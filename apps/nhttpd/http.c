@@ -1,5 +1,6 @@
 /* http.c: nhttpd's request parser and path normalizer (http.h; RFC 9112 2-6, RFC 3986 5.2.4). */
 #include "http.h"
+#include "http_scan.h"
 
 #include <string.h>
 
@@ -16,20 +17,16 @@ static bool is_tchar(unsigned char c)
     return c < 128 && (tchar[c >> 6] >> (c & 63)) & 1;
 }
 
-/* Request-target bytes: visible ASCII (RFC 9112 3.2 builds every form from them). */
-static bool is_target_char(unsigned char c) { return c > 0x20 && c < 0x7f; }
-
-/* RFC 9110 5.5: field-vchar, SP, HTAB, obs-text. CR, LF, NUL and other controls are not. */
-static bool is_field_char(unsigned char c) { return c == '\t' || (c >= 0x20 && c != 0x7f); }
-
 static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
 static char lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
 
-static bool equals_nocase(const char *a, size_t n, const char *lit)
+/* a[0..n) is lit, a lower-case literal, in any case. A macro so that the length test, which
+ * settles most mismatches, is a constant compare, not a strlen. */
+#define EQUALS_NOCASE(a, n, lit) ((n) == sizeof(lit) - 1 && same_nocase((a), (lit), (n)))
+
+static bool same_nocase(const char *a, const char *lit, size_t n)
 {
-    if (strlen(lit) != n)
-        return false;
     for (size_t i = 0; i < n; i++)
         if (lower(a[i]) != lit[i])
             return false;
@@ -41,9 +38,9 @@ static enum http_method classify_method(const char *m, size_t n)
 {
     static const char *const others[] = {"POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE",
                                          "PATCH"};
-    if (n == 3 && memcmp(m, "GET", 3) == 0)
+    if (n == 3 && m[0] == 'G' && m[1] == 'E' && m[2] == 'T')
         return HTTP_GET;
-    if (n == 4 && memcmp(m, "HEAD", 4) == 0)
+    if (n == 4 && m[0] == 'H' && m[1] == 'E' && m[2] == 'A' && m[3] == 'D')
         return HTTP_HEAD;
     for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
         if (strlen(others[i]) == n && memcmp(m, others[i], n) == 0)
@@ -91,6 +88,18 @@ static size_t line_content(const char *l, const char *nl)
     return n > 0 && l[n - 1] == '\r' ? n - 1 : n;
 }
 
+/* v[0..8) is "HTTP/" DIGIT "." DIGIT (RFC 9112 2.3), tested as one word: the letters, the
+ * slash and the dot are compared at once, then the two digits. */
+static bool is_version(const char *v)
+{
+    static const char pattern[8] = {'H', 'T', 'T', 'P', '/', 0, '.', 0};
+    static const unsigned char mask[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0, 0xff, 0};
+    uint64_t w = scan_load8(v), p, m;
+    __builtin_memcpy(&p, pattern, 8);
+    __builtin_memcpy(&m, mask, 8);
+    return (w & m) == p && is_digit((unsigned char)v[5]) && is_digit((unsigned char)v[7]);
+}
+
 /* RFC 9112 3: method SP request-target SP HTTP-version, l[0..n) without the line end. */
 static int parse_request_line(const char *l, size_t n, struct http_request *req)
 {
@@ -101,8 +110,7 @@ static int parse_request_line(const char *l, size_t n, struct http_request *req)
         return 400;
     req->method = classify_method(l, i);
     size_t t = ++i;
-    while (i < n && is_target_char((unsigned char)l[i]))
-        i++;
+    i += span_target_chars(l + t, n - t);
     if (i - t > HTTP_MAX_TARGET)
         return 414;
     if (i == t || i == n || l[i] != ' ')
@@ -110,8 +118,7 @@ static int parse_request_line(const char *l, size_t n, struct http_request *req)
     req->target = l + t;
     req->target_len = i - t;
     const char *v = l + i + 1;
-    if (n - i - 1 != 8 || memcmp(v, "HTTP/", 5) != 0 || !is_digit((unsigned char)v[5]) ||
-        v[6] != '.' || !is_digit((unsigned char)v[7]))
+    if (n - i - 1 != 8 || !is_version(v))
         return 400;
     if (v[5] != '1')
         return 505;
@@ -167,9 +174,9 @@ static void parse_connection(const char *v, size_t n, struct field_state *st)
         size_t s = i;
         while (i < n && v[i] != ',' && v[i] != ' ' && v[i] != '\t')
             i++;
-        if (equals_nocase(v + s, i - s, "close"))
+        if (EQUALS_NOCASE(v + s, i - s, "close"))
             st->close = true;
-        else if (equals_nocase(v + s, i - s, "keep-alive"))
+        else if (EQUALS_NOCASE(v + s, i - s, "keep-alive"))
             st->keep_alive = true;
     }
 }
@@ -206,20 +213,19 @@ static int parse_field(const char *l, size_t n, struct field_state *st, struct h
     if (i == 0 || i == n || l[i] != ':')
         return 400;
     size_t name_len = i, s = i + 1, e = n;
-    for (size_t k = s; k < e; k++)
-        if (!is_field_char((unsigned char)l[k]))
-            return 400;
+    if (!all_field_chars(l + s, e - s))
+        return 400;
     while (s < e && (l[s] == ' ' || l[s] == '\t'))
         s++;
     while (e > s && (l[e - 1] == ' ' || l[e - 1] == '\t'))
         e--;
-    if (equals_nocase(l, name_len, "host"))
+    if (EQUALS_NOCASE(l, name_len, "host"))
         st->hosts++;
-    else if (equals_nocase(l, name_len, "connection"))
+    else if (EQUALS_NOCASE(l, name_len, "connection"))
         parse_connection(l + s, e - s, st);
-    else if (equals_nocase(l, name_len, "content-length"))
+    else if (EQUALS_NOCASE(l, name_len, "content-length"))
         return parse_content_length(l + s, e - s, st, req);
-    else if (equals_nocase(l, name_len, "transfer-encoding"))
+    else if (EQUALS_NOCASE(l, name_len, "transfer-encoding"))
         st->coded = true;
     return HTTP_PARSE_DONE;
 }
@@ -323,8 +329,8 @@ static int hex_value(char c)
 /* Absolute-form (RFC 9112 3.2.2): drop "http://authority" and keep its path ("/" if none). */
 static bool strip_absolute_form(const char **t, size_t *len)
 {
-    size_t s = *len >= 7 && equals_nocase(*t, 7, "http://")    ? 7
-               : *len >= 8 && equals_nocase(*t, 8, "https://") ? 8
+    size_t s = *len >= 7 && EQUALS_NOCASE(*t, 7, "http://")    ? 7
+               : *len >= 8 && EQUALS_NOCASE(*t, 8, "https://") ? 8
                                                                : 0;
     if (s == 0)
         return false;
@@ -362,8 +368,31 @@ static int decode_segment(const char *t, size_t len, size_t *i, char *out, size_
     return 0;
 }
 
+/* The usual target: origin-form, with no byte that decoding or the query would change ('%',
+ * '?', '#', NUL) and no empty, "." or ".." segment (no "//", no "/."). The general path below
+ * would return it unchanged, so it is copied as it is: one look at each byte instead of three
+ * (issue 16). */
+static bool is_plain_path(const char *t, size_t len)
+{
+    if (len == 0 || t[0] != '/')
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        char c = t[i];
+        if (c == '%' || c == '?' || c == '#' || c == '\0')
+            return false;
+        if (c == '/' && i + 1 < len && (t[i + 1] == '/' || t[i + 1] == '.'))
+            return false;
+    }
+    return true;
+}
+
 int http_normalize_path(const char *t, size_t len, char *out, size_t cap)
 {
+    if (len + 2 < cap && len < INT32_MAX && is_plain_path(t, len)) {
+        memcpy(out, t, len);
+        out[len] = '\0';
+        return (int)len;
+    }
     if ((len == 0 || t[0] != '/') && !strip_absolute_form(&t, &len))
         return -400;
     const char *q = memchr(t, '?', len);
