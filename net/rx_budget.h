@@ -26,10 +26,14 @@
 /* Whether sockets should move queued data out of the pool (more than half of it in use). */
 bool nomnet_rx_pressure(void);
 /* For a chain holding pool pbufs or lent ring buffers, when `always` or under pressure (of
- * either): a copy of it on the heap (p is then freed, the ring buffers go back). Otherwise, or
+ * either): a copy of it, in a small slot when it fits one, else on the heap (p is then freed,
+ * the ring buffers go back). Otherwise, or
  * if the heap is full, p itself: the shedding below still bounds the pool, the netif's slots
  * the ring buffers. */
 struct pbuf *nomnet_rx_unpool(struct pbuf *p, bool always);
+/* How many of the copies nomnet_rx_unpool makes of small segments (in slots of their own, not on
+ * the heap) are held now. */
+unsigned nomnet_rx_small_used(void);
 /* Whether the IPv4 packet p (an IP header first) must be dropped on arrival: the pool is past its
  * limit and p carries data for a socket. Counts what it sheds. */
 bool nomnet_rx_shed(const struct pbuf *p);

@@ -34,6 +34,8 @@
 #include "fake_vnet.h"
 #include "net_args.h"
 
+unsigned nomnet_rx_small_used(void); /* rx_budget.h, whose lwIP headers clash with the host's */
+
 #define PORT_TCP 5001
 #define PORT_UDP 7
 #define PORT_GO 7000
@@ -810,6 +812,51 @@ static void case_rx_zero_copy_dies_with_data_queued(void)
     run_pair(flooding_sender, unread_receiver, 1, 0, 0);
 }
 
+/* ---- small segments queued unread: copied out of the pool into small slots of their own
+ * (rx_budget.c), onto the heap once the slots run out; every byte intact and every slot back
+ * once read ---- */
+
+#define SMALL_SEGMENTS 1100 /* more than rx_budget.c's 1024 slots */
+#define SMALL_BYTES 12
+
+static void small_sender(void)
+{
+    int fd = tcp_connect_to(2, PORT_TCP), one = 1;
+    char end;
+    CHECK(setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) == 0, "TCP_NODELAY");
+    for (size_t i = 0; i < SMALL_SEGMENTS; i++) {
+        uint8_t msg[SMALL_BYTES];
+        for (size_t k = 0; k < sizeof msg; k++)
+            msg[k] = pattern(i * sizeof msg + k);
+        write_all(fd, msg, sizeof msg);
+        fake_run_ms(1); /* sent before the next write: each write is a segment of its own */
+    }
+    CHECK(fake_read(fd, &end, 1) == 0, "the receiver closes after reading everything");
+    CHECK(fake_close(fd) == 0, "close");
+}
+
+static void small_receiver(void)
+{
+    static uint8_t got[SMALL_SEGMENTS * SMALL_BYTES];
+    int l = tcp_listener(PORT_TCP), c = accept(l, NULL, NULL), queued = 0;
+    CHECK(c >= 0, "accept");
+    for (int i = 0; i < 2000 && queued < (int)sizeof got; i++) {
+        fake_run_ms(5);
+        CHECK(fake_ioctl(c, FIONREAD, &queued) == 0, "FIONREAD");
+    }
+    CHECK(queued == (int)sizeof got, "%d of %zu bytes arrived", queued, sizeof got);
+    CHECK(nomnet_rx_small_used() == 1024, "%u small slots hold the unread segments, not all 1024",
+          nomnet_rx_small_used());
+    CHECK(read_all(c, got, sizeof got) == sizeof got, "read");
+    for (size_t i = 0; i < sizeof got; i++)
+        CHECK(got[i] == pattern(i), "byte %zu", i);
+    CHECK(nomnet_rx_small_used() == 0, "%u small slots still held after reading everything",
+          nomnet_rx_small_used());
+    CHECK(fake_close(c) == 0 && fake_close(l) == 0, "close");
+}
+
+static void case_rx_small_copies(void) { run_pair(small_sender, small_receiver, 1, 0, 0); }
+
 /* ---- checksum offload: the netif leaves TCP/UDP sums to the device and skips checking what
  * it vouches for; data intact both ways (virtio 5.1.6.2, 5.1.6.4) ---- */
 
@@ -1110,6 +1157,7 @@ static const struct { const char *name; void (*fn)(void); } cases[] = {
     { "udp_echo", case_udp_echo },
     { "rx_zero_copy_transfer", case_rx_zero_copy_transfer },
     { "rx_zero_copy_dies_with_data_queued", case_rx_zero_copy_dies_with_data_queued },
+    { "rx_small_copies", case_rx_small_copies },
     { "tcp_transfer_csum_offload", case_tcp_transfer_csum_offload },
     { "udp_echo_csum_offload", case_udp_echo_csum_offload },
     { "tcp_transfer_csum_partial", case_tcp_transfer_csum_partial },
