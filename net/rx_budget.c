@@ -68,10 +68,10 @@ static void rx_small_free(struct pbuf *p)
 /* A copy of p in a small slot, or NULL: p does not fit one, or none is free. */
 static struct pbuf *copy_small(const struct pbuf *p)
 {
-    if (!small_linked) {
+    if (!small_linked) { /* bss: the list is made at the first use */
         for (unsigned i = 0; i < RX_SMALL_SLOTS; i++)
-            rx_small_free(&small_slots[i].pc.pbuf);
-        small_used = 0;
+            small_slots[i].next_free = i + 1 < RX_SMALL_SLOTS ? &small_slots[i + 1] : NULL;
+        small_free = &small_slots[0];
         small_linked = true;
     }
     struct rx_small *s = small_free;
