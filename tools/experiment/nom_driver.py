@@ -115,7 +115,11 @@ class NomDriver(LabDriver):
                                     f"--provider={PRICE_URL.format(port=self.price_port)}"))
             nics.append(Nic(mac="52:54:00:12:34:57", backend="user"))
         iso = make_iso(KERNEL, modules, os.path.join(workdir, "vm", "nom.iso"))
+        # The ELFs' own hashes: the ISO's differs per run (its dates), these only when the
+        # build does, so the report can tell runs that booted another build (report.py).
+        elfs = [KERNEL] + [e for e, _ in modules]
         self.image = {"modules": [f"{os.path.relpath(e, BUILD)} {c}" for e, c in modules],
+                      "elf_sha256": {os.path.relpath(e, BUILD): _sha256(e) for e in elfs},
                       "iso_sha256": _sha256(iso), "iso": iso}
         return VM(iso=iso, smp=1, memory_mb=MEMORY_MB, nics=nics, accel=self.accel,
                   extra_args=extra_args, workdir=os.path.join(workdir, "vm"), name="nom")

@@ -166,6 +166,7 @@ class Report:
         self.exit_cost_model()
         self.calibration_check()
         self.host_speed_check()
+        self.booted_builds()
         self.sessions()
         self.planned_missing()
         self.summary()
@@ -444,6 +445,27 @@ class Report:
             text += (f" {aside} run(s) were set aside and run again (`disturbed/README.md` "
                      "says why).")
         self.out(text, "")
+
+    def booted_builds(self):
+        """Whether every nom run booted the same ELFs (nom_driver.py records their sha256):
+        a folder is one build's measurement, and a run that booted another is not of it."""
+        groups = {}
+        for r in self.a.ok:
+            elfs = ((r.get("info") or {}).get("image") or {}).get("elf_sha256")
+            if elfs:
+                key = tuple(sorted(elfs.items()))
+                groups.setdefault(key, []).append(
+                    f"{r['app']}/{r['guest']}-{r['variant']['name']}/run{r['run']}")
+        if len(groups) == 1:
+            (key, runs), = groups.items()
+            self.out(f"Booted builds: every one of the {len(runs)} nom run(s) that recorded its "
+                     f"ELFs' sha256 booted the same {len(key)} ELF(s).", "")
+        elif groups:
+            parts = [f"{len(runs)} run(s) booted {', '.join(f'{n} {h[:12]}' for n, h in key)}"
+                     f" ({'; '.join(runs[:4])}{', ...' if len(runs) > 4 else ''})"
+                     for key, runs in sorted(groups.items(), key=lambda kv: -len(kv[1]))]
+            self.out(f"**Booted builds: the nom runs booted {len(groups)} different sets of "
+                     "ELFs** (set the minority aside, disturbed/): " + "; ".join(parts) + ".", "")
 
     def host_speed_check(self):
         """How much of the measured phases ran on a slow host (hostspeed.py: the calibration

@@ -1,4 +1,5 @@
-"""The host-speed sampler beside a measured phase (hostspeed.py) and what the report says of it."""
+"""What a run ran on, beside its figures: the host-speed sampler (hostspeed.py) and the ELFs
+it booted, and what the report says of each."""
 import json
 import os
 import shutil
@@ -76,3 +77,29 @@ def test_report_tells_slow_phases(tmp_path):
     assert "memcached/linux-default/run1 many 50% slow (median 1.50x)" in line
     assert "ran before the sampler existed and were not sampled" in line
     assert os.path.exists(folder / "report.md")
+
+
+def test_report_tells_runs_that_booted_another_build(tmp_path):
+    folder = tmp_path / "r"
+    shutil.copytree(FIXTURE, folder)
+    paths = sorted((folder / "raw").glob("*/*/run*.json"))  # any guest: the fixture's nom
+    # memcached did not run, and the report groups whatever records carry ELF hashes
+    oks = []
+    for path in paths:
+        record = json.loads(path.read_text())
+        if record["status"] == "ok":
+            oks.append((path, record))
+    assert len(oks) >= 3
+    for i, (path, record) in enumerate(oks):
+        other = i == 0
+        record["info"].setdefault("image", {})["elf_sha256"] = {
+            "kernel/nom.elf": "aa" * 32, "apps/memcached/memcached.elf": ("cc" if other else "bb") * 32}
+        path.write_text(json.dumps(record))
+    write_tables(str(folder))
+    with open(write_report(str(folder))) as f:
+        text = f.read()
+    line = next(x for x in text.splitlines() if "Booted builds" in x)
+    assert "booted 2 different sets of ELFs" in line
+    assert f"{len(oks) - 1} run(s) booted apps/memcached/memcached.elf bbbbbbbbbbbb" in line
+    assert line.startswith("**Booted builds")
+    assert "1 run(s) booted apps/memcached/memcached.elf cccccccccccc" in line
