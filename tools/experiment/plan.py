@@ -124,6 +124,10 @@ class Plan:
         if self.phase_clock not in PHASE_CLOCKS:
             raise ValueError(f"unknown phase clock {self.phase_clock!r} (one of "
                              f"{', '.join(PHASE_CLOCKS)})")
+        for u in self.adaptive_utilities:
+            if u not in ADAPTIVE_UTILITIES:
+                raise ValueError(f"unknown utility function {u!r} (one of "
+                                 f"{', '.join(ADAPTIVE_UTILITIES)})")
         for m in self.adaptive_modes:
             if m not in ADAPTIVE_MODES:
                 raise ValueError(f"unknown adaptive mode {m!r} (one of "

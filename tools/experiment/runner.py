@@ -28,8 +28,8 @@ from . import calibration, drivers, kvmmodel, resume, summary
 from .driver import GuestError, HostBusy, check_figures
 from .machine import default_output, describe, measured_sources, sources_differ, utc_now
 from . import plan as plan_module
-from .plan import (ADAPTIVE_MODES, APPS, DEFAULT_W, ESTIMATE_D, GUESTS, PHASE_CLOCKS, PHASES,
-                   Plan, quick_plan)
+from .plan import (ADAPTIVE_MODES, ADAPTIVE_UTILITIES, APPS, DEFAULT_W, ESTIMATE_D, GUESTS,
+                   PHASE_CLOCKS, PHASES, Plan, quick_plan)
 from .progress import Progress, fmt_duration
 from .report import write_report
 from .results import Results
@@ -62,6 +62,9 @@ def parse_args(argv):
                     "(default: half the duration)")
     toolflags.add_w_list(ap, DEFAULT_W, what="nom's fixed batching delays (empty: none)")
     ap.add_argument("--no-adaptive", action="store_true", help="skip nom adaptive")
+    ap.add_argument("--utilities", default=",".join(ADAPTIVE_UTILITIES),
+                    help="comma-separated utility functions nom adaptive runs for (one cell "
+                         "each per mode): " + ", ".join(ADAPTIVE_UTILITIES))
     ap.add_argument("--prices", default="1,10", help="LOW,HIGH $/Gbit before/after the change")
     ap.add_argument("--quick", action="store_true",
                     help="under 20 minutes: 2 x 10 s phases, 1 run, Linux and nom, the stock "
@@ -105,6 +108,8 @@ def plan_of(args):
         "--adaptive-modes": ("adaptive_modes",
                              tuple(m for m in args.adaptive_modes.split(",") if m)),
         "--kvmcost": ("kvmcost", args.kvmcost),
+        "--utilities": ("adaptive_utilities",
+                        tuple(u for u in args.utilities.split(",") if u)),
         "--raw-runs": ("raw_runs", args.runs if args.raw_runs is None else args.raw_runs),
     }
     fields = {"adaptive": not args.no_adaptive, "low_price": low, "high_price": high}

@@ -187,3 +187,11 @@ def test_phase_clock_scales_only_undilated_phases_under_an_exit_cost_model():
         == pytest.approx(120.0)
     with pytest.raises(ValueError, match="unknown phase clock"):
         Plan(phase_clock="tsc")
+
+
+def test_utilities_flag_picks_the_adaptive_cells():
+    plan = plan_of(parse_args(["--apps", "memcached", "--guests", "nom", "--utilities", "bonus",
+                               "--adaptive-modes", "online", "--w", "0"]))
+    assert [c.key for c in plan.cells()] == ["nom-adaptive-online-bonus", "nom-w=0"]
+    with pytest.raises(ValueError, match="unknown utility function 'bogus'"):
+        Plan(adaptive_utilities=("bogus",))
