@@ -98,20 +98,21 @@ static int select_scan(int nfds, fd_set *r, fd_set *w, fd_set *e, fd_set *ro, fd
 struct select_args {
     int nfds;
     fd_set *r, *w, *e;
+    fd_set ro, wo, eo; /* select_ready's last scan, and its count: */
+    int n;
 };
 
 static int select_ready(void *arg)
 {
     struct select_args *a = arg;
-    fd_set ro, wo, eo;
-    FD_ZERO(&ro), FD_ZERO(&wo), FD_ZERO(&eo);
-    return select_scan(a->nfds, a->r, a->w, a->e, &ro, &wo, &eo) != 0;
+    FD_ZERO(&a->ro), FD_ZERO(&a->wo), FD_ZERO(&a->eo);
+    return (a->n = select_scan(a->nfds, a->r, a->w, a->e, &a->ro, &a->wo, &a->eo)) != 0;
 }
 
 static int select_deadline(int nfds, fd_set *r, fd_set *w, fd_set *e, uint64_t deadline,
                            int nowait)
 {
-    struct select_args args = { nfds, r, w, e };
+    struct select_args args = { .nfds = nfds, .r = r, .w = w, .e = e };
     fd_set ro, wo, eo;
     int n;
     if (nfds < 0 || nfds > FD_SETSIZE) {
@@ -119,11 +120,19 @@ static int select_deadline(int nfds, fd_set *r, fd_set *w, fd_set *e, uint64_t d
         return -1;
     }
     preempt_off();
-    for (;;) {
-        FD_ZERO(&ro), FD_ZERO(&wo), FD_ZERO(&eo);
-        n = select_scan(nfds, r, w, e, &ro, &wo, &eo);
-        if (n != 0 || nowait || fd_wait_event(deadline, select_ready, &args) != 0)
+    FD_ZERO(&ro), FD_ZERO(&wo), FD_ZERO(&eo);
+    n = select_scan(nfds, r, w, e, &ro, &wo, &eo);
+    while (n == 0 && !nowait) {
+        args.n = 0;
+        if (fd_wait_event(deadline, select_ready, &args) != 0)
             break;
+        if (args.n != 0) { /* the waker's scan is the answer, as in poll() above */
+            ro = args.ro, wo = args.wo, eo = args.eo;
+            n = args.n;
+        } else {
+            FD_ZERO(&ro), FD_ZERO(&wo), FD_ZERO(&eo);
+            n = select_scan(nfds, r, w, e, &ro, &wo, &eo);
+        }
     }
     preempt_on();
     if (n < 0) {
