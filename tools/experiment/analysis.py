@@ -13,7 +13,7 @@ from kvmcost import dilation
 from priceprovider import Schedule
 from profit import KINDS, Measurement, UtilityParams, run_profit
 
-from . import calibration, kvmmodel
+from . import calibration, hostspeed, kvmmodel
 from .plan import ADAPTIVE_MODES, adaptive_variant
 
 
@@ -54,14 +54,54 @@ def phase_figures(fig, value_d=None):
     return out
 
 
-def measurements(record, change_at_s, kvm=False, value_d=None):
+# A phase's fast-host valuation needs at least this share of it measured on a fast host: the
+# rate over less is mostly the state the controller happened to be in at those moments.
+MIN_FAST_SHARE = 0.2
+
+
+def fast_pieces(fig, pieces):
+    """The pieces of one phase (phase_measurements) that ran on a fast host
+    (hostspeed.is_fast), laid end to end and stretched to cover the phase: the phase valued at
+    its fast-host rate. None when the phase has no host-speed series or less than
+    MIN_FAST_SHARE of it ran fast. Why: the Xeon host of 2026-11 spends 40-75 % of a phase in a
+    state about 1.8x slower, and which runs land there is luck (the undilated pilot's adaptive
+    run had 70 % slow samples, its W = 0 run 41-52 %): comparing variants on the intervals
+    where each ran at the reference speed takes that luck out. It is a view beside the whole
+    run's profit, never instead of it."""
+    flags = [hostspeed.is_fast(fig.get("host_speed"), a, b) for a, b, *_ in pieces]
+    if not pieces or None in flags:
+        return None
+    fast = [p for p, ok in zip(pieces, flags) if ok]
+    fast_s = sum(b - a for a, b, *_ in fast)
+    if fast_s < MIN_FAST_SHARE * fig["seconds"]:
+        return None
+    stretch, at, out = fig["seconds"] / fast_s, 0.0, []
+    for a, b, *rest in fast:
+        out.append((at, at + (b - a) * stretch, *rest))
+        at += (b - a) * stretch
+    return out
+
+
+def fast_share(fig):
+    """The share of a phase's measured seconds that ran on a fast host, or None (no series)."""
+    pieces = phase_measurements(fig)
+    if not pieces:
+        return None
+    flags = [hostspeed.is_fast(fig.get("host_speed"), a, b) for a, b, *_ in pieces]
+    if None in flags:
+        return None
+    return sum(b - a for (a, b, *_), ok in zip(pieces, flags) if ok) / fig["seconds"]
+
+
+def measurements(record, change_at_s, kvm=False, value_d=None, fast_only=False):
     """The run as profit.Measurement intervals, or None without throughput or latency.
     kvm: in KVM-equivalent units (the dilated model of kvmmodel.py: Gbit/s x D, latency and
     jitter / D, D being value_d, else the phase's own), None for a phase without D. The
     intervals are in the plan's seconds: the run's wall-clock phases, or for phases run in
     undilated time (Plan.phase_clock, the record's phase_scale: wall seconds per plan second)
     those divided by it. Either way each run is valued as the plan's 120 s of a hardware host
-    serving at its measured KVM-equivalent rates, whatever its D."""
+    serving at its measured KVM-equivalent rates, whatever its D. fast_only: each phase at its
+    fast-host rate (fast_pieces), None where a phase has none."""
     out = []
     scale = record.get("phase_scale") or 1.0
     for phase, offset in (("many", 0.0), ("single", change_at_s)):
@@ -69,6 +109,10 @@ def measurements(record, change_at_s, kvm=False, value_d=None):
         if not fig:
             continue
         pieces = phase_measurements(fig)
+        if pieces and fast_only:
+            pieces = fast_pieces(fig, pieces)
+            if pieces is None:
+                return None
         if pieces and scale != 1.0:
             pieces = [(a / scale, b / scale, t, lat, sd) for a, b, t, lat, sd in pieces]
         if pieces and kvm:
@@ -112,9 +156,10 @@ def phase_measurements(fig):
     return pieces
 
 
-def record_profit(record, plan, params, kvm=False, value_d=None):
-    """{kind: $} of one run, or None if the run lacks throughput or latency (kvm: or D)."""
-    ms = measurements(record, plan["change_at_s"], kvm, value_d)
+def record_profit(record, plan, params, kvm=False, value_d=None, fast_only=False):
+    """{kind: $} of one run, or None if the run lacks throughput or latency (kvm: or D;
+    fast_only: or a fast-host rate of each phase)."""
+    ms = measurements(record, plan["change_at_s"], kvm, value_d, fast_only)
     if not ms:
         return None
     schedule = Schedule.parse(plan["schedule_text"])
@@ -186,6 +231,10 @@ class Analysis:
             r["profit"] = (record_profit(r, plan_json, self.params, kvm=True,
                                          value_d=self.value_d) if self.kvm
                            else r["profit_raw"])
+            # The same valuation over the intervals each run spent on a fast host
+            # (fast_pieces): a view that takes the host's changes of speed out.
+            r["profit_fast"] = record_profit(r, plan_json, self.params, kvm=self.kvm,
+                                             value_d=self.value_d, fast_only=True)
 
     # -- selection -------------------------------------------------------------------------
     def runs(self, app, guest, variant):
@@ -197,17 +246,18 @@ class Analysis:
         return stats([r["derived"].get(phase, {}).get(name)
                       for r in self.runs(app, guest, variant)])
 
-    def profit(self, app, guest, variant, kind, raw=False):
+    def profit(self, app, guest, variant, kind, raw=False, basis="profit"):
         """(mean, stddev, n) of a run's profit under utility kind (raw: from the raw TCG
-        figures; else in the pass's verdict units, see __init__). nom "adaptive" stands for the
-        run that adapted for kind (plan.adaptive_variant) when that variant ran, and so does
-        "adaptive-online" for the online mode's runs."""
+        figures; else in the pass's verdict units, see __init__; basis "profit_fast": at the
+        fast-host rates, fast_pieces). nom "adaptive" stands for the run that adapted for kind
+        (plan.adaptive_variant) when that variant ran, and so does "adaptive-online" for the
+        online mode's runs."""
         mode = {"adaptive": "offline-profile", "adaptive-online": "online"}.get(variant)
         if guest == "nom" and mode:
             own = adaptive_variant(kind, mode)["name"]
             if self.runs(app, guest, own):
                 variant = own
-        key = "profit_raw" if raw else "profit"
+        key = "profit_raw" if raw else basis
         return stats([(r[key] or {}).get(kind) for r in self.runs(app, guest, variant)])
 
     def reasons(self, app, guest, variant=None):

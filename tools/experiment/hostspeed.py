@@ -60,18 +60,22 @@ class Monitor:
         self.interval_s = interval_s
         self.sample = sample
         self.samples = []
+        self.times = []  # each sample's start, seconds after start()
         self.errors = []
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name="hostspeed", daemon=True)
 
     def start(self):
+        self._t0 = time.monotonic()
         self._thread.start()
         return self
 
     def _run(self):
         while not self._stopping.is_set():
             try:
+                t = time.monotonic() - self._t0
                 self.samples.append(self.sample())
+                self.times.append(t)
             except (OSError, subprocess.SubprocessError, dilation.CalibrationError) as e:
                 self.errors.append(str(e))
             self._stopping.wait(self.interval_s)
@@ -79,14 +83,16 @@ class Monitor:
     def stop(self):
         self._stopping.set()
         self._thread.join(timeout=60)
-        return summarize(self.samples, self.reference, self.errors, self.interval_s)
+        return summarize(self.samples, self.reference, self.errors, self.interval_s,
+                         self.times)
 
 
-def summarize(samples, reference=None, errors=(), interval_s=INTERVAL_S):
+def summarize(samples, reference=None, errors=(), interval_s=INTERVAL_S, times=None):
     """{"samples", "reference_ticks", "reference", "median_ratio", "max_ratio",
-    "slow_fraction", "slow_ratio", "interval_s", "errors"}: each sample's ticks over the
-    reference (the run's calibration reference; without one, the window's fastest sample, so
-    that only changes within the window show)."""
+    "slow_fraction", "slow_ratio", "interval_s", "errors", "series"?}: each sample's ticks over
+    the reference (the run's calibration reference; without one, the window's fastest sample,
+    so that only changes within the window show). series (with times): [[seconds after the
+    monitor started, ratio], ...], which fast_spans() reads."""
     out = {"samples": len(samples), "interval_s": interval_s, "slow_ratio": SLOW_RATIO,
            "priority": "fifo" if sample_argv()[0] == "chrt" else "normal",
            "errors": list(errors)[:3]}
@@ -95,7 +101,24 @@ def summarize(samples, reference=None, errors=(), interval_s=INTERVAL_S):
                     max_ratio=None, slow_fraction=None)
     ref, how = (reference, "calibration") if reference else (min(samples), "fastest sample")
     ratios = [s / ref for s in samples]
+    if times is not None and len(times) == len(ratios):
+        out["series"] = [[round(t, 2), round(r, 3)] for t, r in zip(times, ratios)]
     return dict(out, reference_ticks=ref, reference=how,
                 median_ratio=round(statistics.median(ratios), 3),
                 max_ratio=round(max(ratios), 3),
                 slow_fraction=round(sum(r > SLOW_RATIO for r in ratios) / len(ratios), 3))
+
+
+def is_fast(host_speed, start_s, end_s):
+    """Did the host run at its reference speed from start_s to end_s (seconds after the
+    monitor started; the load tool starts with it, within a fraction of a second)? Each sample
+    stands for the interval from its start to the next (the host's states last 20-40 s, a
+    sample's own run 3 ms): True when every sample standing for part of the span is at most
+    SLOW_RATIO and there is one; None when the phase has no series (recorded before
+    2026-11-27 03:00 UTC)."""
+    series = (host_speed or {}).get("series")
+    if not series:
+        return None
+    interval = host_speed.get("interval_s", INTERVAL_S)
+    near = [r for t, r in series if t < end_s and t + interval > start_s]
+    return bool(near) and all(r <= host_speed.get("slow_ratio", SLOW_RATIO) for r in near)

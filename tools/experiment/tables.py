@@ -29,9 +29,11 @@ def write_tables(folder):
     with open(os.path.join(res.path, "profit.csv"), "w", newline="") as f:
         w = csv.writer(f)
         raw = tuple(f"{k}_raw" for k in KINDS) if a.kvm else ()  # analysis.Analysis: units
-        w.writerow(key + KINDS + raw)
+        # *_fast: at the run's fast-host rates (analysis.fast_pieces), empty without them
+        w.writerow(key + KINDS + raw + tuple(f"{k}_fast" for k in KINDS))
         for r in a.ok:
-            p, p_raw = r["profit"] or {}, r["profit_raw"] or {}
+            p, p_raw, p_fast = r["profit"] or {}, r["profit_raw"] or {}, r["profit_fast"] or {}
             w.writerow((r["app"], r["guest"], r["variant"]["name"], r["run"])
                        + tuple(p.get(k) for k in KINDS)
-                       + (tuple(p_raw.get(k) for k in KINDS) if a.kvm else ()))
+                       + (tuple(p_raw.get(k) for k in KINDS) if a.kvm else ())
+                       + tuple(p_fast.get(k) for k in KINDS))

@@ -24,11 +24,11 @@ def pooled_sd(a, b):
     return math.sqrt(((n1 - 1) * s1 ** 2 + (n2 - 1) * s2 ** 2) / (n1 + n2 - 2))
 
 
-def best_fixed(analysis, app, kind):
+def best_fixed(analysis, app, kind, basis="profit"):
     """(W, (mean, sd, n)) of the fixed W with the highest mean profit under kind, or None."""
     found = []
     for w in analysis.w_values(app):
-        s = analysis.profit(app, "nom", f"w={w:g}", kind)
+        s = analysis.profit(app, "nom", f"w={w:g}", kind, basis=basis)
         if s[2]:
             found.append((s[0], -w, w, s))  # ties: the smaller W
     if not found:
@@ -37,32 +37,33 @@ def best_fixed(analysis, app, kind):
     return w, s
 
 
-def others(analysis, app, kind):
+def others(analysis, app, kind, basis="profit"):
     """[(guest, variant, (mean, sd, n))] of every non-nom run set of app that has a profit."""
     pairs = sorted({(r["guest"], r["variant"]["name"]) for r in analysis.ok
                     if r["app"] == app and r["guest"] != "nom"})
     out = []
     for guest, variant in pairs:
-        s = analysis.profit(app, guest, variant, kind)
+        s = analysis.profit(app, guest, variant, kind, basis=basis)
         if s[2]:
             out.append((guest, variant, s))
     return out
 
 
-def verdicts(analysis, app):
+def verdicts(analysis, app, basis="profit"):
     """One dict per (utility, mode) whose adaptive variant has runs: the adaptive profit, the
     best fixed W and its profit, the pooled SD, the bar (best - pooled SD), whether adaptive
     reaches it (None when undefined), and for each other guest its profit and whether
-    adaptive earns more."""
+    adaptive earns more. basis: the runs' whole profit, or "profit_fast" (analysis.fast_pieces:
+    each run at its fast-host rates; runs without one are left out)."""
     rows = []
     for kind in KINDS:
-        best = best_fixed(analysis, app, kind)
-        rivals = others(analysis, app, kind)
+        best = best_fixed(analysis, app, kind, basis)
+        rivals = others(analysis, app, kind, basis)
         for mode in ADAPTIVE_MODES:
             variant = adaptive_variant(kind, mode)["name"]
             if not analysis.runs(app, "nom", variant):
                 continue
-            adp = analysis.profit(app, "nom", variant, kind)
+            adp = analysis.profit(app, "nom", variant, kind, basis=basis)
             row = {"utility": kind, "mode": mode, "variant": variant, "adaptive": adp,
                    "best_w": None, "best": None, "pooled_sd": None, "bar": None,
                    "meets_bar": None, "rivals": []}

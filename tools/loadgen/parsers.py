@@ -50,9 +50,17 @@ def parse_wrk(text):
     return out
 
 
+_MEMASLAP_PERIOD = re.compile(
+    r"^Total Statistics\n[^\n]*\nPeriod\s+[\d.]+\s+(\d+)\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+"
+    r"([\d.]+)\s+([\d.]+)\s+\S+\s*\nGlobal\s+([\d.]+)\s", re.M)
+
+
 def parse_memaslap(text):
-    """memaslap: {"ops", "tps", "seconds", "cmd_get", "cmd_set", "get_misses", "latency_us"}.
-    latency_us ({"mean", "stddev", "min", "max"} over every command) only with -S, else None."""
+    """memaslap: {"ops", "tps", "seconds", "cmd_get", "cmd_set", "get_misses", "latency_us",
+    "intervals"}. latency_us ({"mean", "stddev", "min", "max"} over every command) only with
+    -S, else None. intervals: one {"t_s", "ops", "mean_us", "stddev_us"} per statistics period
+    of -S (its "Total Statistics" Period row, t_s its Global row's seconds since the start; the
+    tool prints whole microseconds for the mean), [] without -S."""
     final = re.search(r"^Run time: ([\d.]+)s Ops: (\d+) TPS: (\d+)", text, re.M)
     if not final:
         raise ParseError("no memaslap summary (Run time: ... Ops: ... TPS:) in the output")
@@ -67,6 +75,9 @@ def parse_memaslap(text):
         out["latency_us"] = {"mean": float(fields["Avg"]), "stddev": float(fields["Std"]),
                              "min": float(fields["Min"]), "max": float(fields["Max"])}
         out["latency_events"] = int(total.group(1))
+    out["intervals"] = [{"t_s": float(t), "ops": int(ops), "mean_us": float(mean),
+                         "stddev_us": float(sd)}
+                        for ops, mean, sd, t in _MEMASLAP_PERIOD.findall(text)]
     return out
 
 

@@ -5,8 +5,8 @@ Two clients, the same loads ("many": 32 connections, NetPIPE streaming; "single"
 connection, one request at a time):
 
     client="paper" (the experiment's): the paper's own tools.
-        memcached  memcaslap (Debian's memaslap), GET/SET 90/10, -S for latency mean and
-                   standard deviation (no percentiles), -T2 -c32 / -T1 -c1;
+        memcached  memcaslap (Debian's memaslap), GET/SET 90/10, -S 1s for latency mean and
+                   standard deviation (no percentiles) per second, -T2 -c32 / -T1 -c1;
         web        wrk --latency, -t2 -c32 / -t1 -c1, the 175-byte page;
         NetPIPE    NPtcp: streaming (our patched build) / stock ping-pong of 1024-byte
                    messages, sessions back to back (latency: its best trial's round trip).
@@ -24,6 +24,12 @@ CLIENTS = ("paper", "nomload")
 
 def _latency(lat):
     return {k: lat[k] for k in ("mean", "p50", "p99", "stddev")}
+
+
+def _memaslap_samples(intervals):
+    """memaslap's statistics periods -> the same samples as _samples'."""
+    return [{"t_s": i["t_s"], "ops": i["ops"], "latency_mean_us": i["mean_us"],
+             "latency_stddev_us": i["stddev_us"]} for i in intervals]
 
 
 def _samples(intervals):
@@ -90,7 +96,7 @@ def _paper_tool(app, conns, seconds, lab, workdir, host):
                 "latency_us": {"mean": lat.get("mean"), "p50": None, "p99": None,
                                "stddev": lat.get("stddev")},
                 "latency_tool": "memcaslap -S", "get_misses": r["get_misses"],
-                "raw": {"memaslap": r["raw"]}}
+                "samples": _memaslap_samples(r["intervals"]), "raw": {"memaslap": r["raw"]}}
     if app == "netpipe":
         r = nptcp_pingpong_for(lab, host, seconds, workdir)
         return {"ops": r["round_trips"], "seconds": r["seconds"],

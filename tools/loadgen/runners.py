@@ -75,16 +75,18 @@ def memaslap_config(workdir):
     return path
 
 
-def memaslap(lab, host, port, conns, seconds, workdir, stats=False):
+def memaslap(lab, host, port, conns, seconds, workdir, stats=False, stats_every_s=1):
     """memaslap GET/SET 90/10 with conns concurrent connections; latency only with stats
-    (-S, which costs throughput, issue 5)."""
+    (-S, which costs throughput, issue 5), then printed every stats_every_s seconds (the
+    parser's "intervals": the experiment values profit per interval and can tell which ran on
+    a slow host, tools/experiment/hostspeed.py)."""
     os.makedirs(workdir, exist_ok=True)
     threads = min(2, conns)
     whole = max(1, round(seconds))  # memaslap counts in whole seconds
     args = ["memcaslap", "-s", f"{host}:{port}", "-T", str(threads), "-c", str(conns),
             "-t", f"{whole}s", "-F", memaslap_config(workdir)]
     if stats:
-        args += ["-S", f"{whole}s"]
+        args += ["-S", f"{max(1, round(stats_every_s))}s"]
     text, raw = _run_tool(lab, args, seconds, workdir, f"memaslap-{conns}.txt")
     out = _parsed(parse_memaslap, text, args)
     out["raw"] = raw

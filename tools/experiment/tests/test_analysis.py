@@ -2,7 +2,7 @@
 the arithmetic only; the report test uses a real run)."""
 import pytest
 
-from experiment.analysis import Analysis, measurements, phase_figures, stats
+from experiment.analysis import Analysis, fast_share, measurements, phase_figures, stats
 from experiment.plan import Plan
 
 pytestmark = pytest.mark.unit
@@ -189,3 +189,35 @@ def test_undilated_phases_are_valued_over_the_plans_seconds():
     assert [(m.start_s, m.end_s) for m in measurements(r, 60)] == [(0, 60), (60, 120)]
     a = Analysis([r], dict(PLAN, kvmcost="skylake", phase_clock="undilated"))
     assert a.profit("memcached", "linux", "default", "penalty")[0] == pytest.approx(5760.0)
+
+
+def speed(series, interval_s=2.0):
+    """A phase's host_speed with its series of [seconds, ratio] (hostspeed.summarize)."""
+    return {"series": [list(p) for p in series], "interval_s": interval_s, "slow_ratio": 1.25}
+
+
+def test_fast_host_valuation_takes_only_the_seconds_on_a_fast_host():
+    # The sample above, its 0-30 s on a fast host (1.0x) and 30-60 s on a slow one (1.8x):
+    # valued at the fast rate, 1 Gbit/s at 100 us for all 60 s: penalty 60 x 19 = 1140 (the
+    # whole run's 740 is kept as its profit). single: no series, so no fast-host profit.
+    many = fig(3000, 60, 7.5e9, 200, 0)
+    many["samples"] = [{"t_s": 30, "ops": 1500, "latency_mean_us": 100},
+                       {"t_s": 50, "ops": 1000, "latency_mean_us": 900,
+                        "latency_stddev_us": 0}]
+    many["host_speed"] = speed([(t, 1.0 if t < 30 else 1.8) for t in range(0, 60, 2)])
+    single = fig(0, 60, 0, 100, 0)
+    single["host_speed"] = speed([(t, 1.0) for t in range(0, 60, 2)])
+    r = record("linux", {"name": "default"}, 1, many, single)
+    a = Analysis([r], PLAN)
+    assert a.profit("memcached", "linux", "default", "penalty")[0] == pytest.approx(740.0)
+    assert a.profit("memcached", "linux", "default", "penalty",
+                    basis="profit_fast")[0] == pytest.approx(1140.0)
+    assert fast_share(many) == pytest.approx(0.5)
+    # too little of a phase ran fast: no fast-host figure rather than one from a moment
+    many["host_speed"] = speed([(t, 1.0 if t < 6 else 1.8) for t in range(0, 60, 2)])
+    assert Analysis([r], PLAN).profit("memcached", "linux", "default", "penalty",
+                                      basis="profit_fast") == (None, None, 0)
+    # a record from before the series (summary only) has none either
+    many["host_speed"] = {"samples": 30, "slow_fraction": 0.5}
+    assert fast_share(many) is None
+    assert Analysis([r], PLAN).ok[0]["profit_fast"] is None

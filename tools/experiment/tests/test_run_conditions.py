@@ -1,5 +1,6 @@
 """What a run ran on, beside its figures: the host-speed sampler (hostspeed.py) and the ELFs
 it booted, and what the report says of each."""
+import csv
 import json
 import os
 import shutil
@@ -77,6 +78,27 @@ def test_report_tells_slow_phases(tmp_path):
     assert "memcached/linux-default/run1 many 50% slow (median 1.50x)" in line
     assert "ran before the sampler existed and were not sampled" in line
     assert os.path.exists(folder / "report.md")
+    assert "### The same on a fast host" not in text  # no run has a series
+
+
+def test_runs_with_a_series_get_a_fast_host_valuation(tmp_path):
+    folder = tmp_path / "r"
+    shutil.copytree(FIXTURE, folder)
+    path = folder / "raw" / "memcached" / "linux-default" / "run1.json"
+    record = json.loads(path.read_text())
+    for fig in record["phases"].values():
+        n = int(fig["seconds"] / 2) + 1
+        fig["host_speed"] = hostspeed.summarize([100] * n, 100, times=[2 * i for i in range(n)])
+    path.write_text(json.dumps(record))
+    write_tables(str(folder))
+    with open(folder / "profit.csv") as f:
+        rows = {(r["app"], r["variant"], r["run"]): r for r in csv.DictReader(f)}
+    fast = rows[("memcached", "default", "1")]
+    # all of it ran fast: the fast-host valuation is the run's own profit
+    assert float(fast["penalty_fast"]) == pytest.approx(float(fast["penalty"]))
+    assert rows[("memcached", "default", "2")]["penalty_fast"] == ""
+    with open(write_report(str(folder))) as f:
+        assert "### The same on a fast host" in f.read()
 
 
 def test_report_tells_runs_that_booted_another_build(tmp_path):
@@ -103,3 +125,22 @@ def test_report_tells_runs_that_booted_another_build(tmp_path):
     assert f"{len(oks) - 1} run(s) booted apps/memcached/memcached.elf bbbbbbbbbbbb" in line
     assert line.startswith("**Booted builds")
     assert "1 run(s) booted apps/memcached/memcached.elf cccccccccccc" in line
+
+
+def test_series_says_when_each_sample_was_taken():
+    s = hostspeed.summarize([100, 200, 100], reference=100, times=[0.0, 2.0, 4.01])
+    assert s["series"] == [[0.0, 1.0], [2.0, 2.0], [4.01, 1.0]]
+    m = hostspeed.Monitor(reference_ticks=100, interval_s=0.001, sample=lambda: 100).start()
+    while len(m.samples) < 3:
+        pass
+    series = m.stop()["series"]
+    assert len(series) >= 3 and [t for t, _ in series] == sorted(t for t, _ in series)
+
+
+def test_a_span_is_fast_when_the_samples_near_it_are():
+    hs = hostspeed.summarize([100, 100, 180, 100], reference=100, times=[0, 2, 4, 6])
+    assert hostspeed.is_fast(hs, 0, 1) is True       # the sample at 0 stands for 0-2 s
+    assert hostspeed.is_fast(hs, 3, 4) is True       # the one at 2 for 2-4 s
+    assert hostspeed.is_fast(hs, 3, 5) is False      # the slow one at 4 for 4-6 s
+    assert hostspeed.is_fast(hs, 30, 31) is False    # no sample near: not known to be fast
+    assert hostspeed.is_fast({"samples": 4}, 0, 1) is None  # recorded without a series

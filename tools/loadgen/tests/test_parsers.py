@@ -29,6 +29,15 @@ def test_memaslap_with_S_gives_latency_of_all_commands():
     assert r["latency_events"] == 3272
 
 
+def test_memaslap_S_periods_are_intervals_of_their_own():
+    # -S 1s prints each second's "Total Statistics": the Period row is that second's alone
+    r = loadgen.parse_memaslap(fixture("memaslap-single-S.txt"))
+    assert [i["t_s"] for i in r["intervals"]] == [1.0, 2.0, 3.0, 4.0, 5.0]
+    assert [i["ops"] for i in r["intervals"]] == [371, 735, 659, 1069, 437]
+    assert r["intervals"][3] == {"t_s": 4.0, "ops": 1069, "mean_us": 932.0, "stddev_us": 1110.01}
+    assert loadgen.parse_memaslap(fixture("memaslap-many.txt"))["intervals"] == []
+
+
 def test_wrk_many_units_and_percentiles():
     r = loadgen.parse_wrk(fixture("wrk-many.txt"))
     assert r["requests"] == 2400 and r["rps"] == 471.72 and r["seconds"] == 5.09
