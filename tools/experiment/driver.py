@@ -48,9 +48,19 @@ class HostBusy(GuestError):
     it again."""
 
 
+class BuildChanged(RuntimeError):
+    """The ELFs a run would boot are not the ones the folder's runs booted (someone rebuilt
+    build/ under the experiment, or resumed it from another build): the run is recorded failed
+    with "redo": true and the session stops, before anything is measured."""
+
+
 class GuestDriver:
     """Base class of the drivers; subclasses override every method."""
     name = "guest"
+    # {ELF path under BUILD: sha256} the folder's runs booted; a driver that boots ELFs of the
+    # project's build checks each boot against it (nom_driver.py), None: not checked
+    # (run.py --mixed-builds). The runner sets it (runner.booted_elfs).
+    expected_elfs = None
 
     def unavailable(self, app, variant):
         raise NotImplementedError

@@ -27,7 +27,7 @@ from loadgen import apps
 from nomvm import VM, Nic, make_iso
 
 from . import timeline
-from .driver import GuestError
+from .driver import BuildChanged, GuestError
 from .labdriver import LabDriver, prepare
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -121,6 +121,7 @@ class NomDriver(LabDriver):
         self.image = {"modules": [f"{os.path.relpath(e, BUILD)} {c}" for e, c in modules],
                       "elf_sha256": {os.path.relpath(e, BUILD): _sha256(e) for e in elfs},
                       "iso_sha256": _sha256(iso), "iso": iso}
+        check_build(self.image["elf_sha256"], self.expected_elfs)
         return VM(iso=iso, smp=1, memory_mb=MEMORY_MB, nics=nics, accel=self.accel,
                   extra_args=extra_args, workdir=os.path.join(workdir, "vm"), name="nom")
 
@@ -220,6 +221,23 @@ class NomDriver(LabDriver):
             return {"error": "GET /nom/stats is not JSON", "raw": path}
         return {"w_us": _find(stats, "batching_delay_us"),
                 "price": _find(stats, "bandwidth_price_usd_per_gbit"), "raw": path}
+
+
+def check_build(booting, expected):
+    """Raises BuildChanged if an ELF of booting ({path: sha256}) differs from expected's (the
+    folder's, runner.booted_elfs); an ELF expected does not name yet joins it, so the first
+    boot of a fresh folder sets what the later ones must boot. expected None: no check."""
+    if expected is None:
+        return
+    changed = sorted(p for p, h in booting.items() if expected.get(p, h) != h)
+    if changed:
+        raise BuildChanged(
+            f"{', '.join(changed)} under {BUILD} differ from what this folder's runs booted "
+            "(build/ was rebuilt under the experiment, or this is another build): run the "
+            "experiment from a worktree with its own BUILD (tools/experiment/README.md, "
+            "'Resuming'), rebuild the folder's commit, or give --resume with --mixed-builds")
+    for p, h in booting.items():
+        expected.setdefault(p, h)
 
 
 def _sha256(path):

@@ -25,7 +25,7 @@ from profit import DEFAULT_PARAMS
 import toolflags
 
 from . import calibration, drivers, kvmmodel, resume, summary
-from .driver import GuestError, HostBusy, check_figures
+from .driver import BuildChanged, GuestError, HostBusy, check_figures
 from .machine import default_output, describe, measured_sources, sources_differ, utc_now
 from . import plan as plan_module
 from .plan import (ADAPTIVE_MODES, ADAPTIVE_UTILITIES, APPS, DEFAULT_W, ESTIMATE_D, GUESTS,
@@ -86,7 +86,8 @@ def parse_args(argv):
                     "again must match it)")
     ap.add_argument("--mixed-builds", action="store_true", help="with --resume: run even if "
                     "the sources of what is measured (machine.MEASURED_SOURCES) differ from "
-                    "the folder's first session's (recorded with the session)")
+                    "the folder's first session's (recorded with the session), and even if "
+                    "nom's ELFs differ from the ones the folder's runs booted")
     ap.add_argument("--stop-after", type=float, metavar="HOURS", help="start no run that is "
                     "estimated to end more than HOURS after the start; --resume DIR continues")
     args = ap.parse_args(argv)
@@ -177,6 +178,7 @@ def run_cell(driver, cell, run, plan, res, progress):
     secs = plan.phase_seconds(scale)
     provider = None
     record = {"status": "failed", "reason": "interrupted", "interrupted": True}
+    stop = None
     load_start, t_start, started = os.getloadavg()[0], time.monotonic(), utc_now()
 
     def network_ready():
@@ -201,6 +203,9 @@ def run_cell(driver, cell, run, plan, res, progress):
         record = {"status": "ok", "info": info, "phases": phases, "phase_scale": scale}
     except HostBusy as e:  # nothing measured: --resume runs it again
         record = {"status": "failed", "reason": str(e), "redo": True}
+    except BuildChanged as e:  # nothing measured either, and no later run would be: stop
+        record = {"status": "failed", "reason": str(e), "redo": True}
+        stop = e
     except GuestError as e:
         record = {"status": "failed", "reason": str(e)}
     except Exception as e:  # as above: recorded with its traceback, the run goes on
@@ -216,6 +221,8 @@ def run_cell(driver, cell, run, plan, res, progress):
                                              started_utc=started,
                                              wall_s=round(time.monotonic() - t_start, 1)))
             progress.cell_done()
+    if stop:
+        raise stop
     return record["status"]
 
 
@@ -295,14 +302,29 @@ class StopAfter(Exception):
     """The next run would end after --stop-after: the session stops, --resume continues."""
 
 
-def run_pass(todo, p, plan, guests, res, progress, deadline=None, reference=None):
+def booted_elfs(res):
+    """{ELF path: sha256} the folder's nom runs booted (the first run naming each path), what
+    every later run must boot (nom_driver.check_build); {} for a folder without one yet."""
+    out = {}
+    for r in res.records():
+        for path, digest in (((r.get("info") or {}).get("image") or {})
+                             .get("elf_sha256") or {}).items():
+            out.setdefault(path, digest)
+    return out
+
+
+def run_pass(todo, p, plan, guests, res, progress, deadline=None, reference=None,
+             mixed_builds=False):
     """Runs todo ([(run, cell)] of pass p) into res. Each run's earlier, unfinished attempt is
     removed first. Raises StopAfter before a run estimated to end after deadline (monotonic),
     but for the session's first. reference: the calibration of D each run's is checked
-    against (calibration.py), None: not checked."""
+    against (calibration.py), None: not checked. Every boot must boot the ELFs the folder's
+    runs booted (booted_elfs) unless mixed_builds; else BuildChanged ends the session."""
+    elfs = None if mixed_builds else booted_elfs(res)
     for driver in guests.values():
         driver.kvmcost_name = p.kvmcost  # LabDriver's; a MissingDriver ignores them
         driver.calibration_reference = reference
+        driver.expected_elfs = elfs
     for run, cell in todo:
         # A session starts at least one run (a run longer than --stop-after would stall).
         if (deadline is not None and progress.done and _can_run(guests[cell.guest], cell,
@@ -483,7 +505,7 @@ def main(argv=None):
                       runnable_cells=runnable_runs) as progress:
             for p, res, runs in todo:
                 run_pass(runs, p, plan, guests, res, progress, deadline,
-                         references.get(p.name))
+                         references.get(p.name), mixed_builds=args.mixed_builds)
     except KeyboardInterrupt:
         end = "interrupted"
         print("experiment: interrupted; writing the report of what ran", file=sys.stderr)
@@ -491,6 +513,9 @@ def main(argv=None):
         end = "stop-after"
         print(f"experiment: stopped: the next run would end after --stop-after "
               f"{args.stop_after:g} h", file=sys.stderr)
+    except BuildChanged as e:
+        end = "build-changed"
+        print(f"experiment: stopped: {e}", file=sys.stderr)
     session.update(ended_utc=utc_now(), end=end,
                    loadavg_end=os.getloadavg()[0])
     for (_, res), index in zip(passes, indexes):
@@ -501,7 +526,7 @@ def main(argv=None):
     if end != "complete":
         print(f"experiment: continue with: python3 tools/experiment/run.py --resume {out}",
               file=sys.stderr)
-    return {"complete": 0, "interrupted": 130, "stop-after": 3}[end]
+    return {"complete": 0, "interrupted": 130, "stop-after": 3, "build-changed": 4}[end]
 
 
 def _set_aside_disturbed(p, res):

@@ -157,3 +157,40 @@ def test_undilated_phases_last_d_times_longer_on_the_wall(tmp_path, clock, kvmco
     assert run_cell(d, CELL, 1, plan, res, Progress(1, 1.0, 1.0, stream=io.StringIO())) == "ok"
     assert d.asked == pytest.approx({"many": 0.1 * scale, "single": 0.3 * scale})
     assert res.records()[0]["phase_scale"] == scale
+
+
+def test_a_boot_of_other_elfs_stops_the_session_before_measuring(setup):
+    # nom_driver.check_build on the ELFs each boot would boot, against what the folder's
+    # earlier runs booted (runner.booted_elfs): the first boot of a fresh folder sets them.
+    from experiment.driver import BuildChanged
+    from experiment.nom_driver import check_build
+    from experiment.runner import booted_elfs, run_pass
+    plan, res, progress, port = setup
+    expected = {}
+    check_build({"kernel/nom.elf": "k1", "apps/memcached/memcached.elf": "m1"}, expected)
+    check_build({"kernel/nom.elf": "k1", "apps/nhttpd/nhttpd.elf": "h1"}, expected)
+    assert expected == {"kernel/nom.elf": "k1", "apps/memcached/memcached.elf": "m1",
+                        "apps/nhttpd/nhttpd.elf": "h1"}
+    with pytest.raises(BuildChanged, match="apps/memcached/memcached.elf"):
+        check_build({"kernel/nom.elf": "k1", "apps/memcached/memcached.elf": "m2"}, expected)
+    check_build({"kernel/nom.elf": "k2"}, None)  # --mixed-builds: not checked
+
+    class RebuiltDriver(ScriptedDriver):
+        def start(self, app, variant, workdir, on_network=None):
+            check_build({"kernel/nom.elf": "k2"}, self.expected_elfs)
+            return super().start(app, variant, workdir, on_network)
+
+    cell2 = Cell("nhttpd", "linux", {"name": "other"})
+    res.write_record(cell2, 1, {"status": "ok", "phases": {},
+                                "info": {"image": {"elf_sha256": {"kernel/nom.elf": "k1"}}}})
+    assert booted_elfs(res) == {"kernel/nom.elf": "k1"}
+    d = RebuiltDriver(port)
+    with pytest.raises(BuildChanged):
+        run_pass([(1, CELL), (2, CELL)], plan.passes()[0], plan, {"linux": d}, res, progress)
+    rec = res.read_record(CELL, 1)
+    assert rec["status"] == "failed" and rec["redo"] and "kernel/nom.elf" in rec["reason"]
+    assert res.read_record(CELL, 2) is None and d.stopped == 1  # the session stopped there
+    # with --mixed-builds the same boot runs
+    assert run_pass([(1, CELL)], plan.passes()[0], plan, {"linux": RebuiltDriver(port)}, res,
+                    progress, mixed_builds=True) is None
+    assert res.read_record(CELL, 1)["status"] == "ok"
