@@ -48,7 +48,15 @@
 
 /* ---- Memory ---------------------------------------------------------------------------- */
 #define MEM_ALIGNMENT               8  /* x86-64: pbuf payloads start 8-aligned for memcpy */
-#define MEM_LIBC_MALLOC             0  /* lwIP's own heap: O(1)-ish and needs no newlib lock */
+/* lwIP's heap is ours: free lists of size classes over one static arena of MEM_SIZE bytes
+ * (lwip_heap.c: a block off a list instead of lwIP's first-fit walk and merge, about 100
+ * instructions less per segment sent; what the classes cost in memory is said there).
+ * MEM_LIBC_MALLOC only makes lwIP call these names instead of its own heap; no libc malloc. */
+#define MEM_LIBC_MALLOC             1
+#define mem_clib_malloc             nomnet_heap_malloc
+#define mem_clib_calloc             nomnet_heap_calloc
+#define mem_clib_free               nomnet_heap_free
+#include "lwip_heap.h"
 /* The heap holds PBUF_RAM pbufs: every TCP segment we send (tcp_write copies the
  * application's bytes once into the segment, which stays queued until acknowledged; the driver
  * then copies the frame once more into its own DMA buffer, its contract) and every UDP

@@ -32,6 +32,7 @@
 
 #include "fake_libnom.h"
 #include "fake_vnet.h"
+#include "lwip_heap.h"
 #include "net_args.h"
 
 unsigned nomnet_rx_small_used(void); /* rx_budget.h, whose lwIP headers clash with the host's */
@@ -1146,6 +1147,76 @@ static void case_args(void)
     CHECK(net_args_parse(&n, big_w, &cfg, &nic) == -EINVAL, "W above 1 s");
 }
 
+/* ---- lwip_heap: lwIP's heap as size classes (lwip_heap.c), on its own, no stack ---- */
+
+static void case_lwip_heap(void)
+{
+    struct nomnet_heap_stats st;
+    void *a = nomnet_heap_malloc(1540), *b, *big[200];
+    unsigned n = 0;
+    char *z;
+    CHECK(a != NULL && ((uintptr_t)a & 15) == 0, "a segment's block, 16-aligned");
+    nomnet_heap_get_stats(&st);
+    CHECK(st.in_use == 1600, "1,540 bytes + the header take a 1,600-byte block, not %zu",
+          st.in_use);
+    nomnet_heap_free(a);
+    CHECK(nomnet_heap_malloc(1530) == a, "a freed block serves the next request of its class");
+    nomnet_heap_free(a);
+    CHECK(nomnet_heap_malloc((size_t)1 << 17) == NULL, "more than the largest class: refused");
+    CHECK(nomnet_heap_calloc(SIZE_MAX / 2, 4) == NULL, "calloc's product overflows: refused");
+    z = nomnet_heap_calloc(100, 3);
+    CHECK(z != NULL && z[0] == 0 && z[299] == 0, "calloc zeroes");
+    nomnet_heap_free(z);
+    /* 64 KiB datagrams until the arena is nearly cut up (one 128 KiB block each), then the
+     * rest of it in 64-byte blocks */
+    while (n < 200 && (big[n] = nomnet_heap_malloc(65535)) != NULL)
+        n++;
+    static void *small[4096];
+    unsigned m = 0;
+    while (m < 4096 && (small[m] = nomnet_heap_malloc(48)) != NULL)
+        m++;
+    nomnet_heap_get_stats(&st);
+    CHECK(n == 127 && m < 4096 && st.arena_cut == st.arena_size,
+          "%u datagrams of 64 KiB and %u small blocks, %zu of %zu bytes cut", n, m,
+          st.arena_cut, st.arena_size);
+    /* with the arena's end used, a request takes a free block of a larger class (borrowed):
+     * the small ones took the free 320 and 1,600-byte blocks last; it goes back to its own
+     * class when freed */
+    CHECK(st.borrowed == 2 && small[m - 1] == a && small[m - 2] == z,
+          "the last small blocks were borrowed (%llu)", (unsigned long long)st.borrowed);
+    CHECK(nomnet_heap_malloc(1530) == NULL, "nothing free as large: refused");
+    nomnet_heap_free(big[--n]);
+    b = nomnet_heap_malloc(500);
+    nomnet_heap_get_stats(&st);
+    CHECK(b == big[n] && st.borrowed == 3, "a 128 KiB block lent to a 500-byte request");
+    a = b;
+    nomnet_heap_free(a);
+    CHECK(nomnet_heap_malloc(65535) == big[n], "and back in its own class");
+    n++;
+    while (n > 0)
+        nomnet_heap_free(big[--n]);
+    while (m > 0)
+        nomnet_heap_free(small[--m]);
+    nomnet_heap_get_stats(&st);
+    CHECK(st.in_use == 0 && st.failed == 4, "all back (in use %zu), 4 refusals (%llu)",
+          st.in_use, (unsigned long long)st.failed);
+    /* a block freed twice stops the application, naming the heap, before a list breaks */
+    pid_t pid = fork();
+    CHECK(pid >= 0, "fork");
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        dup2(devnull, 1);
+        dup2(devnull, 2);
+        void *p = nomnet_heap_malloc(10);
+        nomnet_heap_free(p);
+        nomnet_heap_free(p);
+        _exit(0);
+    }
+    int status;
+    CHECK(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
+          "a double free aborts (status %#x)", status);
+}
+
 static const struct { const char *name; void (*fn)(void); } cases[] = {
     { "tcp_transfer", case_tcp_transfer },
     { "tcp_transfer_lossy", case_tcp_transfer_lossy },
@@ -1174,6 +1245,7 @@ static const struct { const char *name; void (*fn)(void); } cases[] = {
     { "addrinfo", case_addrinfo },
     { "args", case_args },
     { "chksum", case_chksum },
+    { "lwip_heap", case_lwip_heap },
 };
 
 int main(int argc, char **argv)
