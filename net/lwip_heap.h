@@ -1,18 +1,73 @@
 /* lwip_heap.h: lwIP's heap as size classes (lwip_heap.c says why and what it costs);
- * lwipopts.h routes lwIP's mem_malloc/mem_calloc/mem_free here. */
+ * lwipopts.h routes lwIP's mem_malloc/mem_calloc/mem_free here. The common case, a block of a
+ * class up to 2 KiB off its free list and back, is inline in lwIP's mem_malloc and mem_free;
+ * the rest is in lwip_heap.c. */
 #ifndef NOMNET_LWIP_HEAP_H
 #define NOMNET_LWIP_HEAP_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-void *nomnet_heap_malloc(size_t size);
+#define NOMNET_HEAP_FINE_STEP 64u
+#define NOMNET_HEAP_FINE_MAX 2048u
+#define NOMNET_HEAP_FINE_CLASSES (NOMNET_HEAP_FINE_MAX / NOMNET_HEAP_FINE_STEP)
+#define NOMNET_HEAP_CLASSES (NOMNET_HEAP_FINE_CLASSES + 6) /* then 4 KiB ... 128 KiB */
+#define NOMNET_HEAP_MAGIC 0x6e6f6d68u                    /* "nomh": a block handed out */
+
+/* Each block begins with this; the caller's memory follows, 16-aligned. */
+struct nomnet_heap_block {
+    uint32_t cls;
+    uint32_t magic;
+    struct nomnet_heap_block *next; /* on its class's free list; unused while handed out */
+};
+
+extern struct nomnet_heap_block *nomnet_heap_lists[NOMNET_HEAP_CLASSES];
+extern uint8_t nomnet_heap_arena[];
+extern size_t nomnet_heap_arena_cut;
+extern size_t nomnet_heap_in_use;
+
+void *nomnet_heap_malloc_slow(size_t size);
+void nomnet_heap_bad_free(void *p) __attribute__((noreturn));
 void *nomnet_heap_calloc(size_t count, size_t size);
-void nomnet_heap_free(void *p);
+
+static inline size_t nomnet_heap_class_size(unsigned cls)
+{
+    return cls < NOMNET_HEAP_FINE_CLASSES ? (cls + 1) * NOMNET_HEAP_FINE_STEP
+                                          : (size_t)1 << (cls - NOMNET_HEAP_FINE_CLASSES + 12);
+}
+
+static inline void *nomnet_heap_malloc(size_t size)
+{
+    if (size > NOMNET_HEAP_FINE_MAX - sizeof(struct nomnet_heap_block))
+        return nomnet_heap_malloc_slow(size);
+    unsigned cls = (unsigned)((size + sizeof(struct nomnet_heap_block) +
+                               NOMNET_HEAP_FINE_STEP - 1) / NOMNET_HEAP_FINE_STEP) - 1;
+    struct nomnet_heap_block *b = nomnet_heap_lists[cls];
+    if (b == NULL)
+        return nomnet_heap_malloc_slow(size);
+    nomnet_heap_lists[cls] = b->next;
+    b->magic = NOMNET_HEAP_MAGIC;
+    nomnet_heap_in_use += (cls + 1) * NOMNET_HEAP_FINE_STEP;
+    return b + 1;
+}
+
+static inline void nomnet_heap_free(void *p)
+{
+    if (p == NULL)
+        return;
+    struct nomnet_heap_block *b = (struct nomnet_heap_block *)p - 1;
+    /* A pointer this heap never gave out, or one freed twice, would corrupt a free list. */
+    if ((uintptr_t)b - (uintptr_t)nomnet_heap_arena >= nomnet_heap_arena_cut ||
+        b->magic != NOMNET_HEAP_MAGIC || b->cls >= NOMNET_HEAP_CLASSES)
+        nomnet_heap_bad_free(p);
+    b->magic = 0;
+    b->next = nomnet_heap_lists[b->cls];
+    nomnet_heap_lists[b->cls] = b;
+    nomnet_heap_in_use -= nomnet_heap_class_size(b->cls);
+}
 
 struct nomnet_heap_stats {
     size_t in_use;     /* bytes of blocks handed out (whole blocks, headers included) */
-    size_t peak;       /* the most in_use has been */
     size_t arena_cut;  /* bytes of the arena cut into blocks (never given back) */
     size_t arena_size; /* the arena: lwIP's MEM_SIZE */
     uint64_t borrowed; /* requests served by a larger class's free block */
