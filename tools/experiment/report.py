@@ -74,10 +74,13 @@ def verdict_table(analysis, apps, basis="profit"):
             rivals = ", ".join(
                 f"{GUEST_LABEL[r['guest']]}"
                 f"{'' if r['variant'] == 'default' else ' ' + r['variant']} "
-                f"({fmt(r['profit'][0])}): {'yes' if r['beaten'] else '**no**'}"
+                f"({fmt(r['profit'][0])}): "
+                f"{ {True: 'yes', False: '**no**', None: '-'}[r['beaten']] }"
                 for r in row["rivals"]) or "no other guest ran"
+            # ran, but no run has a value on this basis (e.g. none ran fast long enough)
+            adaptive = fmt_stat(row["adaptive"]) if row["adaptive"][2] else "no value"
             lines.append(f"| {app} | {row['utility']} | {row['mode']} | "
-                         f"{fmt_stat(row['adaptive'])} | {best} | {fmt(row['bar'])} | {reach} | "
+                         f"{adaptive} | {best} | {fmt(row['bar'])} | {reach} | "
                          f"{rivals} |")
     return lines
 
@@ -588,7 +591,7 @@ class Report:
         if any(r.get("profit_fast") for r in self.a.ok):
             self.out("### The same on a fast host", "",
                      "Each run valued at the rates of the seconds it ran on a fast host "
-                     f"(the host-speed sampler's samples near them at most "
+                     f"(every host-speed sample standing for part of them at most "
                      f"{hostspeed.SLOW_RATIO:.2f}x the reference; each phase's fast seconds "
                      "stretched to the whole phase; runs with less than "
                      f"{MIN_FAST_SHARE:.0%} of a phase fast are left out, so n may "

@@ -67,9 +67,9 @@ def verdicts(analysis, app, basis="profit"):
             row = {"utility": kind, "mode": mode, "variant": variant, "adaptive": adp,
                    "best_w": None, "best": None, "pooled_sd": None, "bar": None,
                    "meets_bar": None, "rivals": []}
-            if best and adp[2]:
+            if best:
                 w, s = best
-                sd = pooled_sd(adp, s)
+                sd = pooled_sd(adp, s) if adp[2] else None
                 row.update(best_w=w, best=s, pooled_sd=sd)
                 if sd is not None:
                     row["bar"] = s[0] - sd
