@@ -174,6 +174,7 @@ class NomDriver(LabDriver):
         self.sampler = None
         try:
             timeline.write_series(self.workdir, self.app, self.phase_starts)
+            timeline.compress_raw(self.workdir)
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             # the series are the report's extra, never worth the run's record: said, not raised
             with open(os.path.join(self.workdir, "timeline.log"), "a") as log:

@@ -123,6 +123,17 @@ def test_written_series_read_back_with_phases_and_a_cut_line_dropped(tmp_path):
     assert timeline.read_series(str(tmp_path / "nothing")) is None
 
 
+def test_raw_readings_are_kept_gzipped_and_still_read(tmp_path):
+    shutil.copy(fixture("memcached-readings.jsonl"), tmp_path / timeline.RAW)
+    readings = memcached_readings()
+    gz = timeline.compress_raw(str(tmp_path))
+    assert gz == str(tmp_path / timeline.RAW) + ".gz" and not os.path.exists(tmp_path / timeline.RAW)
+    assert timeline.load_readings(gz) == readings
+    starts = {"many": readings[0]["t"] - 0.5}
+    assert timeline.write_series(str(tmp_path), "memcached", starts)  # from the .gz
+    assert timeline.compress_raw(str(tmp_path)) is None  # nothing left to compress
+
+
 def test_no_readings_no_series(tmp_path):
     assert timeline.write_series(str(tmp_path), "memcached", {"many": 1.0}) is None
     assert not os.path.exists(tmp_path / timeline.SERIES)
