@@ -48,7 +48,7 @@ static uint64_t borrowed, failed;
 static unsigned class_of(size_t n)
 {
     if (n <= NOMNET_HEAP_FINE_MAX)
-        return (unsigned)((n + NOMNET_HEAP_FINE_STEP - 1) / NOMNET_HEAP_FINE_STEP) - 1;
+        return nomnet_heap_fine_class(n);
     unsigned shift = 64u - (unsigned)__builtin_clzll(n - 1); /* 2^(shift-1) < n <= 2^shift */
     return shift > COARSE_MAX_SHIFT ? CLASSES : FINE_CLASSES + shift - COARSE_MIN_SHIFT;
 }

@@ -36,12 +36,17 @@ static inline size_t nomnet_heap_class_size(unsigned cls)
                                           : (size_t)1 << (cls - NOMNET_HEAP_FINE_CLASSES + 12);
 }
 
+/* The class of a block of n bytes (header included), n at most NOMNET_HEAP_FINE_MAX. */
+static inline unsigned nomnet_heap_fine_class(size_t n)
+{
+    return (unsigned)((n + NOMNET_HEAP_FINE_STEP - 1) / NOMNET_HEAP_FINE_STEP) - 1;
+}
+
 static inline void *nomnet_heap_malloc(size_t size)
 {
     if (size > NOMNET_HEAP_FINE_MAX - sizeof(struct nomnet_heap_block))
         return nomnet_heap_malloc_slow(size);
-    unsigned cls = (unsigned)((size + sizeof(struct nomnet_heap_block) +
-                               NOMNET_HEAP_FINE_STEP - 1) / NOMNET_HEAP_FINE_STEP) - 1;
+    unsigned cls = nomnet_heap_fine_class(size + sizeof(struct nomnet_heap_block));
     struct nomnet_heap_block *b = nomnet_heap_lists[cls];
     if (b == NULL)
         return nomnet_heap_malloc_slow(size);

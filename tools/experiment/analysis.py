@@ -68,8 +68,8 @@ def fast_pieces(fig, pieces):
     run had 70 % slow samples, its W = 0 run 41-52 %): comparing variants on the intervals
     where each ran at the reference speed takes that luck out. It is a view beside the whole
     run's profit, never instead of it."""
-    flags = [hostspeed.is_fast(fig.get("host_speed"), a, b) for a, b, *_ in pieces]
-    if not pieces or None in flags:
+    flags = _fast_flags(fig, pieces)
+    if not pieces or flags is None:
         return None
     fast = [p for p, ok in zip(pieces, flags) if ok]
     fast_s = sum(b - a for a, b, *_ in fast)
@@ -82,13 +82,17 @@ def fast_pieces(fig, pieces):
     return out
 
 
+def _fast_flags(fig, pieces):
+    """Whether each piece ran on a fast host (hostspeed.is_fast); None without a series."""
+    flags = [hostspeed.is_fast(fig.get("host_speed"), a, b) for a, b, *_ in pieces]
+    return None if None in flags else flags
+
+
 def fast_share(fig):
     """The share of a phase's measured seconds that ran on a fast host, or None (no series)."""
     pieces = phase_measurements(fig)
-    if not pieces:
-        return None
-    flags = [hostspeed.is_fast(fig.get("host_speed"), a, b) for a, b, *_ in pieces]
-    if None in flags:
+    flags = _fast_flags(fig, pieces) if pieces else None
+    if flags is None:
         return None
     return sum(b - a for (a, b, *_), ok in zip(pieces, flags) if ok) / fig["seconds"]
 
