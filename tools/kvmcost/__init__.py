@@ -25,11 +25,12 @@ SKYLAKE = os.path.join(HERE, "costs", "kvm-skylake.conf")
 APICV = os.path.join(HERE, "costs", "kvm-apicv.conf")
 
 # Every kind of the ledger, in QEMU's order (include/sysemu/kvmcost.h in the patch).
-# COST_KINDS are those a cost file prices (each needs its line); "hpet" is counted and never
-# charged (patches/0004: an HPET read stands for a kvm-clock read, which exits nowhere).
+# COST_KINDS are those a cost file prices (each needs its line); "hpet" and "pause" are counted
+# and never charged (patches/0004: an HPET read stands for a kvm-clock read, which exits
+# nowhere; 0006: a KVM guest's PAUSE runs in the guest).
 COST_KINDS = ("mmio", "kick", "pio", "lapic_eoi", "lapic_timer", "lapic_icr", "lapic_other",
               "irq_device", "irq_timer", "irq_ipi", "irq_other", "hlt")
-KINDS = COST_KINDS + ("hpet",)
+KINDS = COST_KINDS + ("hpet", "pause")
 
 
 def build():

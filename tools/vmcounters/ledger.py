@@ -8,7 +8,7 @@ timer and IPI interrupts), so under the ledger these figures replace theirs.
 
 Groups (each a sum of ledger kinds):
 - exits: the accesses that trap, every non-interrupt kind the cost file charges (cost > 0);
-  with APICv an EOI costs 0 and is not an exit; an HPET read (kvm-clock's stand-in) never is.
+  with APICv an EOI costs 0 and is not an exit; an HPET read (kvm-clock's stand-in) and a PAUSE never are.
 - irqs: every interrupt delivered, timers and IPIs too (paper table 2's "all interrupts").
 - exit_ns: what a hardware-KVM host would spend on all of them, undilated (count x cost).
 Per second is per second of the run's wall time, i.e. dilated (multiply by D for the
@@ -21,7 +21,7 @@ LABELS = {"kick": "kicks", "mmio": "MMIO", "pio": "PIO", "lapic_eoi": "EOIs",
           "lapic_other": "other LAPIC", "irq_device": "device interrupts",
           "irq_timer": "timer interrupts", "irq_ipi": "IPIs received",
           "irq_other": "other interrupts", "hlt": "HLTs",
-          "hpet": "HPET reads (not exits)"}
+          "hpet": "HPET reads (not exits)", "pause": "PAUSEs (not exits)"}
 
 
 def figures(a, b, requests, seconds):

@@ -1,7 +1,7 @@
 /* exit_guest: a multiboot guest that drives a known number of each kind of exit-equivalent, so
  * that the test (test_ledger.py) can check the kvmcost ledger: ROUNDS virtio kicks, ROUNDS
  * port writes, ROUNDS self-IPIs and ROUNDS LAPIC-timer interrupts each waited for with HLT,
- * every interrupt with its EOI. Or, when the host writes CLOCK instead of GO, the clock check
+ * every interrupt with its EOI, and ROUNDS PAUSEs (counted, never charged). Or, when the host writes CLOCK instead of GO, the clock check
  * (test_clock.py): the guest's TSC over 10 ms of the PIT and over 10 ms of the LAPIC timer
  * (each the least of CLOCK_REPEAT, as a preempted vCPU thread only lengthens them), and over
  * CLOCK_KICKS kicks, stored in clock_ticks[] before the guest ends; clock_ticks[3] is the TSC
@@ -212,6 +212,8 @@ void guest_main(void)
         *doorbell = 0;               /* kick: queue 0 */
     for (int i = 0; i < ROUNDS; i++)
         outb(0x80, (uint8_t)i);      /* pio: the POST port */
+    for (int i = 0; i < ROUNDS; i++)
+        __asm__ volatile("pause");   /* pause: counted, and the guest goes on past it */
     for (uint32_t i = 0; i < ROUNDS; i++) {
         LAPIC[LAPIC_ICR_LOW] = ICR_SELF | ICR_ASSERT | IPI_VECTOR;  /* lapic_icr */
         __asm__ volatile("sti");

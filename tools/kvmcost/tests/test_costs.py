@@ -52,8 +52,9 @@ GOOD = "".join(f"{k} = {100 + i}\n" for i, k in enumerate(kvmcost.COST_KINDS))
     (GOOD + "kick = 7\n", ":13: a second cost for kick"),
     (GOOD + "dilation = 0\n", ":13: dilation '0' is not a number from 1 to 1000"),
     (GOOD + "hpet = 0\n", ":13: hpet is counted but never charged"),
+    (GOOD + "pause = 0\n", ":13: pause is counted but never charged"),
 ], ids=["missing", "no-equals", "negative", "fraction", "unknown", "absent-kind", "twice",
-        "zero-dilation", "hpet-priced"])
+        "zero-dilation", "hpet-priced", "pause-priced"])
 def test_a_bad_cost_file_stops_qemu_at_start_with_the_reason(tmp_path, text, message):
     status, stderr = start_qemu(tmp_path, text)
     assert status == 1 and message in stderr, stderr
@@ -92,7 +93,7 @@ def test_qemu_charges_each_shipped_cost_file_as_written(guest, tmp_path, cost_fi
     ledger = kvmcost.read_ledger(tmp_path / "ledger.json")
     assert ledger["final"] and ledger["cost_file"] == os.path.abspath(cost_file)
     assert {k: v["cost_ns"] for k, v in ledger["kinds"].items()} == dict(
-        file_costs(cost_file), hpet=0)
+        file_costs(cost_file), hpet=0, pause=0)
 
 
 @pytest.mark.boot
