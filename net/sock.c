@@ -96,7 +96,7 @@ void nomsock_changed(struct nomsock *s)
 {
     short now = nomsock_readiness(s);
     if (now & ~s->notified)
-        nom_fd_event();
+        nom_fd_event(s);
     s->notified = now;
 }
 

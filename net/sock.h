@@ -14,8 +14,8 @@
  * return >= 0 or a negated errno, -EAGAIN meaning "would block". Blocking is done outside the
  * lock, by the POSIX entry points, with nom_fd_wait() on the socket's readiness.
  *
- * Readiness changes (data, space, a connection, an error) are reported with nom_fd_event()
- * through nomsock_changed().
+ * Readiness changes (data, space, a connection, an error) are reported with nom_fd_event(s)
+ * through nomsock_changed(): only a bit gained, which is all epoll and poll need (nom/fd.h).
  */
 #ifndef NOM_NET_SOCK_H
 #define NOM_NET_SOCK_H

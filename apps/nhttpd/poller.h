@@ -2,10 +2,10 @@
  * poller.h: readiness of many file descriptors, behind one small interface.
  *
  * Contract: level-triggered (an fd stays reported while it is ready and interested), like
- * poll(2), which is what nom's network layer provides. Each registered fd carries a context
- * pointer returned with its events. An fd is registered at most once. Two backends:
- * poller_poll.c (poll(2): nom, and a Linux test build) and poller_epoll.c (Linux: epoll, so
- * many thousands of mostly idle connections cost nothing per wakeup).
+ * poll(2). Each registered fd carries a context pointer returned with its events. An fd is
+ * registered at most once. One backend, poller_epoll.c, on Linux's epoll and on libnom's
+ * (libnom/src/epoll.c), so that many thousands of mostly idle connections cost nothing per
+ * wake-up on either.
  */
 #ifndef NHTTPD_POLLER_H
 #define NHTTPD_POLLER_H

@@ -97,6 +97,8 @@ unsigned fd_kind_mode(const struct nom_file_ops *ops)
 {
     if (ops == &console_ops)
         return S_IFCHR;
+    if (fd_kind_is_epoll(ops))
+        return 0; /* Linux's epoll is an anonymous inode: no file type bits */
     return fd_kind_is_pipe(ops) ? S_IFIFO : S_IFSOCK;
 }
 

@@ -41,8 +41,13 @@ void *nom_fd_priv(int fd, const struct nom_file_ops *ops)
     return f && f->ops == ops ? f->priv : NULL;
 }
 
-void nom_fd_event(void)
+void nom_fd_event(const void *priv)
 {
+    if (priv) {
+        preempt_off(); /* epoll's lists, as every epoll call holds it */
+        epoll_file_event(priv);
+        preempt_on();
+    }
     sched_wake_ready(&fd_events);
 }
 
@@ -113,16 +118,25 @@ static struct nom_file *file_get(int fd)
     return f;
 }
 
+/* The last reference went: epoll sets forget the file first, as Linux's do at its last close
+ * (the kind's close may free what their poll would read), then the kind closes it. Out of
+ * line, so that file_put's common case stays inlined in read and write. */
+static __attribute__((noinline)) int file_release(struct nom_file *f)
+{
+    preempt_off();
+    epoll_file_gone(f);
+    preempt_on();
+    int r = f->ops->close ? f->ops->close(f->priv) : 0;
+    fdtable_file_free(f);
+    return r;
+}
+
 static int file_put(struct nom_file *f)
 {
     preempt_off();
     int last = --f->refs == 0;
     preempt_on();
-    if (!last)
-        return 0;
-    int r = f->ops->close ? f->ops->close(f->priv) : 0;
-    fdtable_file_free(f);
-    return r;
+    return last ? file_release(f) : 0;
 }
 
 /* One attempt of a read or write; -EAGAIN when it would block. */
@@ -221,7 +235,7 @@ int close(int fd)
     if (!f)
         return fail(EBADF);
     int r = file_put(f);
-    nom_fd_event(); /* pollers of a closed descriptor must see POLLNVAL */
+    nom_fd_event(NULL); /* pollers of a closed descriptor must see POLLNVAL */
     return r < 0 ? fail(-r) : 0;
 }
 

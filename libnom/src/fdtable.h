@@ -41,4 +41,10 @@ unsigned fd_kind_mode(const struct nom_file_ops *ops);
 int fd_wait_event(uint64_t deadline_tsc, int (*ready)(void *), void *arg);
 struct nom_fdtable *fd_table(void);
 
+/* epoll.c: a readiness bit of priv's file(s) may have been gained (nom_fd_event); f's last
+ * descriptor was closed (called with preemption off); whether ops is epoll's kind. */
+void epoll_file_event(const void *priv);
+void epoll_file_gone(const struct nom_file *f);
+int fd_kind_is_epoll(const struct nom_file_ops *ops);
+
 #endif /* NOM_FDTABLE_H */

@@ -21,8 +21,25 @@
 struct pipe {
     size_t head, len; /* ring: data at [head, head + len) mod PIPE_SIZE */
     int readers, writers;
+    /* The files whose readiness this pipe makes, by the priv their events name (nom/fd.h): a
+     * plain pipe's two ends both have the pipe as priv (NULL here); a socketpair's pipe is
+     * written by one end and read by the other (their struct pair_end). */
+    const void *pair_ends[2];
     unsigned char buf[PIPE_SIZE];
 };
+
+/* The pipe's readiness may have gained a bit: for the files it belongs to. */
+static void pipe_event(struct pipe *p)
+{
+    if (!p->pair_ends[0]) {
+        nom_fd_event(p);
+        return;
+    }
+    preempt_off();
+    epoll_file_event(p->pair_ends[0]); /* the next call wakes poll()'s waiters for both */
+    preempt_on();
+    nom_fd_event(p->pair_ends[1]);
+}
 
 static ssize_t pipe_read(void *priv, void *dst, size_t n)
 {
@@ -43,7 +60,7 @@ static ssize_t pipe_read(void *priv, void *dst, size_t n)
     int writers = p->writers;
     preempt_on();
     if (got)
-        nom_fd_event();
+        pipe_event(p);
     return got || n == 0 || writers == 0 ? (ssize_t)got : -EAGAIN;
 }
 
@@ -71,7 +88,7 @@ static ssize_t pipe_write(void *priv, const void *src, size_t n)
     }
     preempt_on();
     if (ret > 0)
-        nom_fd_event();
+        pipe_event(p);
     return ret;
 }
 
@@ -87,11 +104,13 @@ static short pipe_poll_write(void *priv)
     return (short)(p->readers == 0 ? POLLERR : PIPE_SIZE - p->len >= PIPE_BUF ? POLLOUT : 0);
 }
 
+/* One end closed: the other sees POLLHUP or POLLERR, or the pipe goes with its last end. */
 static void pipe_put(struct pipe *p)
 {
-    if (p->readers == 0 && p->writers == 0)
+    if (p->readers || p->writers)
+        pipe_event(p);
+    else
         free(p);
-    nom_fd_event();
 }
 
 static int pipe_close_read(void *priv)
@@ -208,6 +227,8 @@ int socketpair(int domain, int type, int protocol, int sv[2])
     ab->readers = ab->writers = ba->readers = ba->writers = 1;
     *a = (struct pair_end){ ba, ab };
     *b = (struct pair_end){ ab, ba };
+    ab->pair_ends[0] = ba->pair_ends[1] = a;
+    ab->pair_ends[1] = ba->pair_ends[0] = b;
     sv[0] = nom_fd_install(&pair_ops, a);
     sv[1] = sv[0] < 0 ? -1 : nom_fd_install(&pair_ops, b);
     if (sv[1] < 0) {

@@ -1,6 +1,7 @@
 """libnom in a booted nom (issue 3, Tests): the conformance application (tests/guest/conform.c)
-runs its table of named tests in one boot; each pytest case here asks whether one of them said
-"ok". The log is kept in the failure message."""
+runs its table of named tests in one boot, epoll's (tests/guest/epoll.c) in another (not beside
+it: conform's timed cases would share the core); each pytest case here asks whether one of
+them said "ok". The log is kept in the failure message."""
 import os
 import re
 import subprocess
@@ -19,6 +20,8 @@ CONFORMANCE = ["stdio_floats", "malloc_million", "threads_pingpong_200", "mutex_
                "pipe_poll", "thread_locals", "bulletin_board", "idle_hooks_and_notify",
                "fpu_preempted", "callbacks_may_malloc",
                "sleepers_500", "signal_dispositions", "getrusage", "realtime_clock"]
+EPOLL = ["epoll_level_triggered", "epoll_edge_and_one_shot", "epoll_wake_timeout_close",
+         "epoll_socketpair_writable", "epoll_fd_in_poll", "epoll_errors"]
 
 
 @pytest.fixture(scope="module")
@@ -26,9 +29,25 @@ def conformance():
     return boot_apps([(os.path.join(GUEST, "conform.elf"), "conform")], timeout=600)
 
 
+@pytest.fixture(scope="module")
+def epoll_app():
+    return boot_apps([(os.path.join(GUEST, "epoll.elf"), "epoll")], timeout=300)
+
+
 @pytest.mark.parametrize("name", CONFORMANCE)
 def test_conformance_case(conformance, name):
     assert re.search(rf"^ok {name} ", conformance.log, re.M), conformance.log
+
+
+@pytest.mark.parametrize("name", EPOLL)
+def test_epoll_case(epoll_app, name):
+    assert re.search(rf"^ok {name}$", epoll_app.log, re.M), epoll_app.log
+
+
+def test_epoll_summary_and_exit_status(epoll_app):
+    n = len(EPOLL)
+    assert f"libnom epoll: {n}/{n} passed" in epoll_app.log, epoll_app.log
+    assert re.search(r"^nom: app epoll exited 0\b", epoll_app.log, re.M), epoll_app.log
 
 
 def test_conformance_summary_and_exit_status(conformance):

@@ -1,7 +1,8 @@
 """Host unit tests of libnom's pure parts: the run queue, the timer heap, the bulletin-board
-seqlock reader, the descriptor table, the online learner and the controller's online mode.
-Each C program (tests/host/) is built with the host gcc under AddressSanitizer/UBSan and prints
-one PASS/FAIL line per named case; each program is one pytest case here (nomvm.hostcases)."""
+seqlock reader, the descriptor table, epoll's interest and ready lists, the online learner and
+the controller's online mode. Each C program (tests/host/) is built with the host gcc under
+AddressSanitizer/UBSan and prints one PASS/FAIL line per named case; each program is one pytest
+case here (nomvm.hostcases)."""
 import os
 
 import pytest
@@ -34,6 +35,7 @@ def nom_headers_only():
     ("timerheap", ["tests/host/test_timerheap.c", "src/timerheap.c"], ()),
     ("seqlock", ["tests/host/test_seqlock.c", "src/bb.c"], ("-lpthread",)),
     ("fdtable", ["tests/host/test_fdtable.c", "src/fdtable.c"], ()),
+    ("epset", ["tests/host/test_epset.c", "src/epset.c"], ()),
     ("learn", ["tests/host/test_learn.c", "src/profit/learn.c", "src/profit/profile.c",
                "src/profit/utility.c", "src/profit/load_meter.c"], ("-lm",)),
     ("online", ["tests/host/test_online.c", "src/profit/online.c", "src/profit/learn.c",

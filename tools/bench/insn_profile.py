@@ -9,6 +9,7 @@ would pay.
     python3 tools/bench/insn_profile.py --w 40 --conns 1 --seconds 10 --output /tmp/p
     python3 tools/bench/insn_profile.py --app memcached --seconds 10
     python3 tools/bench/insn_profile.py --app memcached --conns 1 --value-size 1024 --runs 3
+    python3 tools/bench/insn_profile.py --conns 1 --idle-conns 500 --seconds 10 --runs 3
 
 Writes OUTPUT/insn-profile.json and prints the groups and the top functions. The profile is
 of the load window alone: the difference of two snapshots the plugin takes at its start and
@@ -16,13 +17,16 @@ end (boot, warm-up and shutdown are not in it). TCG only: a plugin cannot see a 
 Instructions per request are reported whole and split into idle polling (libnom's empty idle
 turns, which the guest marks for the plugin: insn_count.c) and work (the rest), with kicks and
 interrupts per request; with --runs N (N boots) the top-level figures are the medians and the
-groups and functions are the median run's.
+groups and functions are the median run's. --idle-conns N holds N more connections open and
+silent through warm-up and window, as a server's idle keep-alive clients are: what a request
+costs then shows whether waiting for readiness grows with the connections a server holds.
 """
 import argparse
 import gzip
 import json
 import os
 import statistics
+import subprocess
 import sys
 import loadgen
 import vmcounters
@@ -42,13 +46,15 @@ GROUPS = {
     "lwIP IP, ethernet, pbufs, memory pools": r"^(ip4?_|etharp_|ethernet_|pbuf_|mem_|memp_)",
     "virtio-net driver": r"^(vnet_|virtq_)",
     "socket layer": r"^(nomsock_|tcpsock_|udpsock_|sock_)",
-    "libnom (scheduler, descriptors, poll)": r"^(nom_|sched_|fd_|poll$|select$|hooks_)",
+    "libnom (scheduler, descriptors, poll, epoll)": r"^(nom_|sched_|fd_|poll$|select$|hooks_|"
+                                                     r"epoll_|epset_)",
     "nom's kernel": r"^kernel:",
 }
 # ... and each application's own code.
 APP_GROUPS = {
     "nhttpd": {"nhttpd": r"^(conn_|server_|http_|stats_|docstore_|bufpool_|poller_|json_)"},
-    "memcached": {"libevent": r"^(event_|evmap_|evthread|evutil_|poll_dispatch|poll_add|poll_del)",
+    "memcached": {"libevent": r"^(event_|evmap_|evthread|evutil_|poll_dispatch|poll_add|poll_del|"
+                              r"epoll_dispatch|epoll_apply|epoll_nochangelist)",
                   "memcached": r"^(process_|conn_|item_|do_item|assoc_|slabs_|drive_machine|"
                                r"try_read|transmit|complete_nread|add_iov|add_msghdr|out_string|"
                                r"dispatch_|event_handler|resp_|hash$|MurmurHash)"},
@@ -75,6 +81,9 @@ def parse_args(argv):
     ap.add_argument("--kvmcost", choices=("off", "skylake", "apicv"), default="off",
                     help="run on tools/kvmcost's exit-cost QEMU with the guest clock dilated by "
                          "the run's D, and add the ledger's exits per request (default off)")
+    ap.add_argument("--idle-conns", type=int, default=0,
+                    help="connections held open and silent beside the load (memcached, nhttpd; "
+                         "default 0)")
     ap.add_argument("--output", help="results folder (default results/insn-profile-DATE-COMMIT)")
     args = ap.parse_args(argv)
     if args.w < 0 or args.conns < 1 or args.seconds < 1 or args.top < 1 or args.runs < 1:
@@ -83,7 +92,34 @@ def parse_args(argv):
         ap.error("--value-size is memcached's, >= 1")
     if args.idle_poll_us is not None and args.idle_poll_us < 0:
         ap.error("--idle-poll-us must be >= 0")
+    if args.idle_conns < 0 or (args.idle_conns and args.app not in IDLE_PORTS):
+        ap.error("--idle-conns must be >= 0, and is for memcached and nhttpd (NPtcp serves one "
+                 "connection)")
     return args
+
+
+# Where --idle-conns connect, and the program (run inside the lab's namespace) that holds them:
+# it connects them all, says so, and keeps them silent until its stdin closes.
+IDLE_PORTS = {"memcached": apps.MEMCACHED_PORT, "nhttpd": apps.HTTP_PORT}
+HOLD_IDLE = """import socket, sys
+conns = [socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=60)
+         for _ in range(int(sys.argv[3]))]
+print("holding", len(conns), flush=True)
+sys.stdin.read()
+"""
+
+
+def hold_idle(lab, app, n):
+    """Starts the holder of n idle connections to app in the lab; returns it once all are open
+    (its stdin: close it to let them go)."""
+    proc = lab.popen([sys.executable, "-c", HOLD_IDLE, lab.guest_ip, str(IDLE_PORTS[app]), str(n)],
+                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    if line.strip() != f"holding {n}":
+        proc.kill()
+        raise RuntimeError(f"could not hold {n} idle connections to {app}: "
+                           f"{line.strip() or 'no answer'}")
+    return proc
 
 
 
@@ -116,9 +152,12 @@ def run_guest(args, out):
     if args.idle_poll_us is not None:
         driver.guest_args = (f"--idle-poll-us={args.idle_poll_us}",)
     variant = {"name": f"w={args.w}", "w_us": args.w}
+    holder = None
     try:
         driver.start(args.app, variant, os.path.join(out, "raw"))
         lab, counters = driver.lab, driver.counters
+        if args.idle_conns:
+            holder = hold_idle(lab, args.app, args.idle_conns)
         # the warm-up stores the keys (with --value-size): the window then only reads and sets
         load(args.app, lab, args.conns, 1, os.path.join(out, "raw", "warmup"), args.value_size)
         before = phases.settled_snapshot(counters)
@@ -128,6 +167,9 @@ def run_guest(args, out):
         after = phases.settled_snapshot(counters)
         last = counters.insns.profile_snapshot(os.path.join(out, "raw", "profile-after.txt"))
     finally:
+        if holder:
+            holder.stdin.close()
+            holder.wait(timeout=30)
         driver.stop()
     per_req = vmcounters.per_request(before, after, requests)
     rows = keep_window_profile(os.path.join(out, "raw"), first, last)
@@ -245,7 +287,7 @@ def main(argv=None):
               "settings": {"app": args.app, "w_us": args.w, "conns": args.conns,
                            "seconds": args.seconds, "runs": args.runs,
                            "value_size": args.value_size, "idle_poll_us": args.idle_poll_us,
-                           "kvmcost": args.kvmcost},
+                           "idle_conns": args.idle_conns, "kvmcost": args.kvmcost},
               "medians": medians, "median_run": median_run,
               "runs": [{k: r[k] for k in ("requests", "requests_per_s", "errors", "per_request")}
                        for r in runs]}

@@ -1,9 +1,8 @@
 """Fixtures for nhttpd's tests: a running server, whatever it runs on, and a raw HTTP client.
 
 `nhttpd` yields a Server (base_url, host, port, docroot: the tree it serves, idle_timeout) for
-each target in NHTTPD_TARGETS (comma-separated, default "linux,linux-poll,nom"):
+each target in NHTTPD_TARGETS (comma-separated, default "linux,nom"):
   linux       build/apps/nhttpd/nhttpd-linux (epoll) on 127.0.0.1
-  linux-poll  build/apps/nhttpd/nhttpd-linux-poll, the poll(2) poller the nom build uses
   nom         build/apps/nhttpd/nhttpd.elf in a nom VM (tools/nomvm, TCG unless real KVM) on a
               tap device in a network namespace of its own (tools/netlab); while it runs, the
               test process itself works inside that namespace, so its sockets, threads and
@@ -205,7 +204,7 @@ def nom_server(options):
 
 
 def targets():
-    names = os.environ.get("NHTTPD_TARGETS", "linux,linux-poll,nom")
+    names = os.environ.get("NHTTPD_TARGETS", "linux,nom")
     return [t.strip() for t in names.split(",") if t.strip()]
 
 
@@ -216,8 +215,7 @@ def nhttpd(request, built):
         with nom_server(COMMON_OPTIONS) as server:
             yield server
         return
-    binary = {"linux": "nhttpd-linux", "linux-poll": "nhttpd-linux-poll"}[target]
-    proc, port = start_linux(built / binary, COMMON_OPTIONS)
+    proc, port = start_linux(built / "nhttpd-linux", COMMON_OPTIONS)
     yield Server("127.0.0.1", port, OUT / "www", target=target, proc=proc)
     stop_linux(proc)
 

@@ -6,8 +6,11 @@
  * Contract for a file kind: every op is NON-BLOCKING and returns >= 0 or a negated errno
  * (-EAGAIN when it would block). libnom's read()/write() turn -EAGAIN into blocking for
  * descriptors without O_NONBLOCK by waiting until poll() reports readiness; a kind calls
- * nom_fd_event() whenever its readiness may have changed (data arrived, space freed, peer
- * closed), from any context but the raw upcall. poll() returns the current POLLIN / POLLOUT /
+ * nom_fd_event(priv) whenever its readiness may have gained a bit (data arrived, space freed,
+ * peer closed), from any context but the raw upcall: it must not miss a gained bit, since
+ * epoll asks a file again only after such an event (level-triggered sets keep a ready file
+ * until it is found not ready), and may report more (a call that gains nothing costs only
+ * the waiters' checks). poll() returns the current POLLIN / POLLOUT /
  * POLLERR / POLLHUP bits, must be cheap and must not block (it may be called with preemption
  * disabled, to check readiness and start waiting atomically). close() is called once, when the last descriptor
  * referring to the file is closed. ioctl and fcntl may be NULL (-ENOTTY / -EINVAL);
@@ -34,8 +37,10 @@ struct nom_file_ops {
 int nom_fd_install(const struct nom_file_ops *ops, void *priv);
 /* The file's priv if fd is open and of kind ops, else NULL. */
 void *nom_fd_priv(int fd, const struct nom_file_ops *ops);
-/* Readiness of some file may have changed: wakes threads in poll/select/blocking I/O. */
-void nom_fd_event(void);
+/* Readiness of the file(s) with this priv may have gained a bit (NULL: of no one file, e.g. a
+ * descriptor closed): epoll sets watching them take them as candidates, and threads in
+ * poll/select/blocking I/O look again. */
+void nom_fd_event(const void *priv);
 /* 1 if fd has O_NONBLOCK, 0 if not, -EBADF. */
 int nom_fd_nonblocking(int fd);
 /* Blocks until fd's poll() has one of events (or POLLERR/POLLHUP/POLLNVAL) or the TSC reaches

@@ -197,7 +197,7 @@ void *nom_fd_priv(int fd, const struct nom_file_ops *ops)
     return fds[fd].priv;
 }
 
-void nom_fd_event(void) { fd_events++; }
+void nom_fd_event(const void *priv) { (void)priv; fd_events++; }
 uint64_t fake_fd_events(void) { return fd_events; }
 
 int nom_fd_nonblocking(int fd)
