@@ -35,8 +35,6 @@ _Static_assert(EPOLLIN == EPSET_IN && EPOLLOUT == EPSET_OUT && EPOLLERR == EPSET
 _Static_assert(POLLIN == EPOLLIN && POLLOUT == EPOLLOUT && POLLERR == EPOLLERR &&
                POLLHUP == EPOLLHUP && POLLPRI == EPOLLPRI, "a kind's poll bits are epoll's");
 
-#define EPOLL_MODES (EPOLLET | EPOLLONESHOT | EPOLLEXCLUSIVE | EPOLLWAKEUP)
-
 struct eventpoll {
     struct epset set;
     struct nom_waitq waiters;
