@@ -41,14 +41,18 @@ void *nom_fd_priv(int fd, const struct nom_file_ops *ops)
     return f && f->ops == ops ? f->priv : NULL;
 }
 
+void fd_event_files(const void *const *privs, size_t n)
+{
+    preempt_off(); /* epoll's lists, as every epoll call holds it */
+    for (size_t i = 0; i < n; i++)
+        epoll_file_event(privs[i]);
+    preempt_on();
+    sched_wake_ready(&fd_events); /* once: poll()'s waiters look at every file anyway */
+}
+
 void nom_fd_event(const void *priv)
 {
-    if (priv) {
-        preempt_off(); /* epoll's lists, as every epoll call holds it */
-        epoll_file_event(priv);
-        preempt_on();
-    }
-    sched_wake_ready(&fd_events);
+    fd_event_files(&priv, priv ? 1 : 0);
 }
 
 int nom_fd_nonblocking(int fd)

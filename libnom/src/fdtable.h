@@ -40,6 +40,9 @@ unsigned fd_kind_mode(const struct nom_file_ops *ops);
  * nom_fd_event(), says so (poll.c). 0 or -ETIMEDOUT. */
 int fd_wait_event(uint64_t deadline_tsc, int (*ready)(void *), void *arg);
 struct nom_fdtable *fd_table(void);
+/* fd.c: nom_fd_event() for n files at once (a socketpair's pipe makes two ends' readiness):
+ * each one's epoll sets, then one wake of the table's waiters. */
+void fd_event_files(const void *const *privs, size_t n);
 
 /* epoll.c: a readiness bit of priv's file(s) may have been gained (nom_fd_event); f's last
  * descriptor was closed (called with preemption off); whether ops is epoll's kind. */

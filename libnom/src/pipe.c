@@ -31,14 +31,10 @@ struct pipe {
 /* The pipe's readiness may have gained a bit: for the files it belongs to. */
 static void pipe_event(struct pipe *p)
 {
-    if (!p->pair_ends[0]) {
+    if (p->pair_ends[0])
+        fd_event_files(p->pair_ends, 2);
+    else
         nom_fd_event(p);
-        return;
-    }
-    preempt_off();
-    epoll_file_event(p->pair_ends[0]); /* the next call wakes poll()'s waiters for both */
-    preempt_on();
-    nom_fd_event(p->pair_ends[1]);
 }
 
 static ssize_t pipe_read(void *priv, void *dst, size_t n)
