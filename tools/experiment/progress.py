@@ -51,6 +51,11 @@ class Progress:
         self._after_step = after_s
         self._show(force=True)
 
+    def add_cells(self, n):
+        """n more cells to run (runs tried again), all expected to run."""
+        self.total += n
+        self.runnable += n
+
     def cell_done(self):
         """A cell ended; it counts as run if one of its steps began."""
         self.done += 1

@@ -194,3 +194,54 @@ def test_a_boot_of_other_elfs_stops_the_session_before_measuring(setup):
     assert run_pass([(1, CELL)], plan.passes()[0], plan, {"linux": RebuiltDriver(port)}, res,
                     progress, mixed_builds=True) is None
     assert res.read_record(CELL, 1)["status"] == "ok"
+
+
+class BusyDriver(TimedDriver):
+    """Finds the host busy at the first `busy` calibrations of CELL's runs (labdriver.HostBusy),
+    never at other cells'."""
+
+    def __init__(self, port, busy):
+        super().__init__(port, "off", None)
+        self.busy, self.starts, self.cell_starts = busy, 0, 0
+
+    def start(self, app, variant, workdir, on_network=None):
+        from experiment.driver import HostBusy
+        self.starts += 1
+        if variant == CELL.variant:
+            self.cell_starts += 1
+        if variant == CELL.variant and self.cell_starts <= self.busy:
+            raise HostBusy("host busy while D was calibrated (the tcg mix took +50%)")
+        return super().start(app, variant, workdir, on_network)
+
+
+@pytest.mark.parametrize("busy, status, sleeps", [(0, "ok", 0), (2, "ok", 2),
+                                                  (99, "failed", None)])
+def test_runs_that_found_the_host_busy_are_tried_again_later(setup, monkeypatch, busy,
+                                                             status, sleeps):
+    from experiment import runner
+    plan, res, progress, port = setup
+    slept = []
+    monkeypatch.setattr(runner, "_sleep", slept.append)
+    d = BusyDriver(port, busy)
+    other = Cell("nhttpd", "linux", {"name": "other"})
+    runner.run_pass([(1, CELL), (1, other)], plan.passes()[0], plan, {"linux": d}, res,
+                    progress)
+    sleeps = runner.BUSY_ROUNDS if sleeps is None else sleeps
+    assert slept == [runner.BUSY_WAIT_S] * sleeps
+    assert d.starts == 2 + sleeps  # the other cell ran once, at its turn
+    rec = res.read_record(CELL, 1)
+    assert rec["status"] == status and runner.found_host_busy(rec) == (status != "ok")
+    assert res.read_record(other, 1)["status"] == "ok"
+    assert progress.total == 1 + sleeps  # the fixture's one cell, and each try again
+
+
+def test_a_busy_run_is_not_tried_again_past_stop_after(setup, monkeypatch):
+    import time
+    from experiment import runner
+    plan, res, progress, port = setup
+    slept = []
+    monkeypatch.setattr(runner, "_sleep", slept.append)
+    with pytest.raises(runner.StopAfter):
+        runner.run_pass([(1, CELL)], plan.passes()[0], plan, {"linux": BusyDriver(port, 99)},
+                        res, progress, deadline=time.monotonic() + runner.BUSY_WAIT_S)
+    assert slept == [] and runner.found_host_busy(res.read_record(CELL, 1))
