@@ -65,7 +65,7 @@ static bool bandwidth_price(double *usd_per_gbit)
 static const struct {
     const char *name;
     size_t offset;
-} counters[] = {
+} driver_counters[] = {
     COUNTER(rx_packets),   COUNTER(rx_bytes),    COUNTER(rx_batches),       COUNTER(tx_packets),
     COUNTER(tx_bytes),     COUNTER(tx_batches),  COUNTER(tx_kicks),         COUNTER(rx_kicks),
     COUNTER(kicks_suppressed), COUNTER(interrupts), COUNTER(polls),         COUNTER(empty_polls),
@@ -77,10 +77,10 @@ static const struct {
 static void driver_json(struct json *j, const struct nom_net_stats *st)
 {
     json_object_begin(j, "driver");
-    for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++) {
+    for (size_t i = 0; i < sizeof driver_counters / sizeof driver_counters[0]; i++) {
         uint64_t v;
-        memcpy(&v, (const char *)st + counters[i].offset, sizeof v);
-        json_uint(j, counters[i].name, v);
+        memcpy(&v, (const char *)st + driver_counters[i].offset, sizeof v);
+        json_uint(j, driver_counters[i].name, v);
     }
     json_object_end(j);
 }
