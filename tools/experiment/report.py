@@ -184,6 +184,7 @@ class Report:
         self.batching()
         self.pareto()
         self.raw_and_kvm()
+        self.run_spread()
         self.kvm_projection()
         path = os.path.join(self.res.path, "report.md")
         with open(path, "w") as f:
@@ -555,6 +556,47 @@ class Report:
                      ("dilation", "ops_s", "ops_s_kvm", "latency_us", "latency_kvm_us",
                       "projected_us_per_req")]
             self.out(f"| {app} | {label} | {phase} | " + " | ".join(cells) + " |")
+        self.out("")
+
+    def run_spread(self):
+        """Why the runs of one cell differ. A phase's raw throughput is the vCPU's busy share x
+        the host clock / (instructions per request x D_insn), D_insn being the host clock over
+        the rate TCG ran the guest's instructions while busy (tools/vmcounters, per_request),
+        so the runs' spread in throughput splits into the spreads of those three factors. On
+        a host whose speed changes under the runs it is D_insn's: the same work per request
+        at the same busy share, run faster or slower. Cells with two or more runs whose
+        counters gave D_insn."""
+        rows = []
+        for app, guest, variant in sorted({(r["app"], r["guest"], r["variant"]["name"])
+                                           for r in self.a.ok}):
+            for phase in PHASES:
+                figs = [r["derived"].get(phase) or {} for r in self.a.runs(app, guest, variant)]
+                figs = [d for d in figs if d.get("d_insn") and d.get("ops_s")
+                        and d.get("cpu_util") and d.get("insns_per_req")]
+                if len(figs) >= 2:
+                    rows.append((app, guest, variant, phase, figs))
+        if not rows:
+            return
+        self.out("## Why the runs of one cell differ", "",
+                 "Raw throughput = vCPU busy share x host clock / (instructions per request x "
+                 "D_insn), D_insn = host clock / the rate TCG ran the guest's instructions "
+                 "while busy (CPI 1; it includes the exit-cost stalls and QEMU's device work "
+                 "in the vCPU thread). So a cell's spread in throughput (coefficient of "
+                 "variation across its runs) is the spread of those factors: where D_insn's "
+                 "matches the throughput's while the busy share and the instructions per "
+                 "request hold, the runs did the same work, on a host that ran it at "
+                 "different speeds. Such a spread is the host's, not the variant's.", "",
+                 "| app | OS | variant | phase | n | ops/s raw | CV ops/s | D_insn | CV D_insn "
+                 "| CV busy share | CV instructions/req |", "|---|---|---|---|---|---|---|---|---|---|---|")
+        for app, guest, variant, phase, figs in rows:
+            def cv(name):
+                vals = [d[name] for d in figs]
+                return f"{statistics.stdev(vals) / statistics.fmean(vals):.1%}"
+            d_insn = [d["d_insn"] for d in figs]
+            self.out(f"| {app} | {GUEST_LABEL[guest]} | {variant} | {phase} | "
+                     f"{len(figs)} | {fmt(statistics.fmean(d['ops_s'] for d in figs))} | "
+                     f"{cv('ops_s')} | {min(d_insn):.2f}-{max(d_insn):.2f} | {cv('d_insn')} | "
+                     f"{cv('cpu_util')} | {cv('insns_per_req')} |")
         self.out("")
 
     def static_vs_adaptive(self):

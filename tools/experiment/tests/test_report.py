@@ -59,6 +59,34 @@ def test_report_says_its_pass_and_what_the_budget_cut(tmp_path):
 
 
 @pytest.mark.unit
+def test_spread_of_a_cell_splits_into_d_insn_busy_share_and_work(tmp_path):
+    """Two runs of one cell whose counters gave D_insn 10 and 20: the section names the cell's
+    range and the coefficients of variation; a cell whose counters gave no D_insn has no row."""
+    folder = tmp_path / "spread"
+    shutil.copytree(FIXTURE, folder)
+    for run, d_insn in ((1, 10.0), (2, 20.0)):
+        path = folder / "raw" / "memcached" / "linux-default" / f"run{run}.json"
+        rec = json.loads(path.read_text())
+        rec["phases"]["many"]["counters"]["d_insn"] = d_insn
+        path.write_text(json.dumps(rec))
+    write_tables(str(folder))
+    with open(write_report(str(folder))) as f:
+        text = f.read()
+    assert "## Why the runs of one cell differ" in text
+    row = next(line for line in text.splitlines()
+               if line.startswith("| memcached | Linux | default | many | 2 |"))
+    cells = [c.strip() for c in row.split("|")]
+    assert cells[8] == "10.00-20.00" and cells[9] == "47.1%"
+    section = text.split("## Why the runs of one cell differ")[1].split("\n## ")[0]
+    assert [line for line in section.splitlines() if line.startswith("| ") and
+            not line.startswith(("| app ", "|---"))] == [row]
+    with open(folder / "figures.csv") as f:
+        rows = [r for r in csv.DictReader(f) if r["app"] == "memcached"
+                and r["variant"] == "default" and r["phase"] == "many"]
+    assert sorted(float(r["d_insn"]) for r in rows) == [10.0, 20.0]
+
+
+@pytest.mark.unit
 def test_plots_exist_for_what_ran(made):
     folder, text = made
     for png in ("fig02-memcached-performance.png", "fig03-nhttpd-performance.png",
