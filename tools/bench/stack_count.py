@@ -5,6 +5,7 @@ round trip (default 1 KiB each way: issue 16's NetPIPE ping-pong).
 
     python3 tools/bench/stack_count.py                         # 1 KiB each way, 2000 round trips
     python3 tools/bench/stack_count.py --req 80 --resp 700 --output /tmp/s
+    python3 tools/bench/stack_count.py --req 32768 --resp 0 --rounds 300   # a stream received
 
 What it counts: lwIP, the layers of net/ above it (netif, driving loop, socket layer, the port)
 and the copies they ask of the C library, in the same sources the guest runs, built by the
@@ -144,12 +145,14 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=2000, help="round trips counted")
     ap.add_argument("--warmup", type=int, default=200, help="round trips before counting")
     ap.add_argument("--req", type=int, default=1024, help="bytes in per round trip")
-    ap.add_argument("--resp", type=int, default=1024, help="bytes out per round trip")
+    ap.add_argument("--resp", type=int, default=1024,
+                    help="bytes out per round trip; 0: a stream of REQ-byte messages "
+                         "(NetPIPE's streaming test), nothing sent back")
     ap.add_argument("--output", help="folder (default: results/stack-count-DATE-COMMIT)")
     args = ap.parse_args(argv)
-    for name in ("rounds", "req", "resp"):
-        if not 1 <= getattr(args, name) <= (10_000_000 if name == "rounds" else 65536):
-            ap.error(f"--{name} out of range")
+    for name, low, high in (("rounds", 1, 10_000_000), ("req", 1, 65536), ("resp", 0, 65536)):
+        if not low <= getattr(args, name) <= high:
+            ap.error(f"--{name} out of range ({low}-{high})")
     if args.warmup < 0:
         ap.error("--warmup must be >= 0")
     build()
