@@ -65,6 +65,20 @@ def sources_differ(stored, now):
     return out
 
 
+# What a host is, for the runs of one results folder: its calibration reference of D
+# (calibration.py) and its host-speed samples (hostspeed.py) are this host's, so a run
+# measured on another CPU would be judged against a foreign reference. The kernel and the
+# date may change between sessions on one host; these may not.
+HOST_FIELDS = ("cpu_model", "cpus", "accel")
+
+
+def hosts_differ(stored, now):
+    """["field: ... then, ... now"] for each HOST_FIELDS entry where the machine.json stored
+    and now's describe() differ."""
+    return [f"{k}: {stored.get(k)!r} then, {now.get(k)!r} now" for k in HOST_FIELDS
+            if stored.get(k) != now.get(k)]
+
+
 def git_commit(top=TOP):
     """(short commit, dirty?) of the work tree, ("unknown", False) outside git."""
     commit = _run(["git", "rev-parse", "--short=10", "HEAD"], cwd=top) or "unknown"

@@ -26,7 +26,8 @@ import toolflags
 
 from . import calibration, drivers, kvmmodel, resume, summary
 from .driver import BuildChanged, GuestError, HostBusy, check_figures
-from .machine import default_output, describe, measured_sources, sources_differ, utc_now
+from .machine import (default_output, describe, hosts_differ, measured_sources,
+                      sources_differ, utc_now)
 from . import plan as plan_module
 from .plan import (ADAPTIVE_MODES, ADAPTIVE_UTILITIES, APPS, DEFAULT_W, ESTIMATE_D, GUESTS,
                    PHASE_CLOCKS, PHASES, Plan, quick_plan)
@@ -88,6 +89,9 @@ def parse_args(argv):
                     "the sources of what is measured (machine.MEASURED_SOURCES) differ from "
                     "the folder's first session's (recorded with the session), and even if "
                     "nom's ELFs differ from the ones the folder's runs booted")
+    ap.add_argument("--mixed-hosts", action="store_true", help="with --resume: run even if "
+                    "this host (CPU model, CPU count, accelerator) is not the one the folder's "
+                    "first session ran on (its machine.json)")
     ap.add_argument("--stop-after", type=float, metavar="HOURS", help="start no run that is "
                     "estimated to end more than HOURS after the start; --resume DIR continues")
     args = ap.parse_args(argv)
@@ -401,6 +405,23 @@ def check_sources(passes, now, mixed_builds):
                 "from there, or give --mixed-builds to mix them knowingly.")
 
 
+def check_host(passes, now, mixed_hosts):
+    """Raises ValueError unless every pass folder's machine.json names this host, or the user
+    allows mixed hosts (a folder without one is let through)."""
+    for _, res in passes:
+        try:
+            stored = res.read_json("machine.json")
+        except (OSError, ValueError):
+            continue
+        diff = hosts_differ(stored or {}, now)
+        if diff and not mixed_hosts:
+            raise ValueError(
+                f"{res.path} was measured on another host than this one (" + "; ".join(diff)
+                + "): its calibration reference of D and its host-speed samples are that "
+                "host's, so runs taken here would not compare with its runs. Start a new "
+                "folder here, resume on that host, or give --mixed-hosts to mix them knowingly.")
+
+
 def _record_session(res, session, index=None):
     """Appends this session to res's sessions.json, or with index replaces that entry (its end);
     returns its index."""
@@ -503,12 +524,19 @@ def main(argv=None):
             return 2
     accel, reason = choose_accel()
     machine = describe(accel, reason)
+    if args.resume:
+        try:
+            check_host(passes, machine, args.mixed_hosts)
+        except ValueError as e:
+            print(f"run.py: {e}", file=sys.stderr)
+            return 2
     if not args.resume:
         for p, res in passes:
             _write_pass_header(p, plan, res, machine, cuts, argv)
     session = {"started_utc": machine["date_utc"], "argv": argv,
                "resumed": bool(args.resume), "machine": machine, "sources": sources,
                "mixed_builds": bool(args.resume and args.mixed_builds),
+               "mixed_hosts": bool(args.resume and args.mixed_hosts),
                "loadavg_start": os.getloadavg()[0], "runs_left_at_start": len(left)}
     indexes = [_record_session(res, session) for _, res in passes]
     print(f"experiment: accelerator {accel.upper()} ({reason}); results in {out}; "

@@ -239,6 +239,27 @@ def test_resume_refuses_a_build_from_other_sources_unless_told(fake, tmp_path, c
     assert last["mixed_builds"] and last["sources"]["net"] == "3333"
 
 
+def test_resume_refuses_another_host_unless_told(fake, tmp_path, capsys, monkeypatch):
+    """A folder's reference of D is its host's: does --resume on a machine with another CPU
+    refuse, naming what differs, before any guest starts, and run with --mixed-hosts?"""
+    out = str(tmp_path / "run")
+    fake.cut_at = 1
+    assert runner.main(PLAN_ARGS + ["--output", out]) == 130
+    monkeypatch.setattr(runner, "describe",
+                        lambda accel, reason: dict(MACHINE, accel=accel, cpu_model="other cpu"))
+    capsys.readouterr()
+    fake.calls, fake.cut_at = [], None
+    assert runner.main(["--resume", out]) == 2
+    err = capsys.readouterr().err
+    assert "another host" in err and "cpu_model: 'cpu' then, 'other cpu' now" in err
+    assert "cpus" not in err.split("another host")[1].split(")")[0]
+    assert starts(fake) == []
+    assert runner.main(["--resume", out, "--mixed-hosts"]) == 0
+    assert len(starts(fake)) == RUNS
+    with open(os.path.join(out, "sessions.json")) as f:
+        assert json.load(f)[-1]["mixed_hosts"]
+
+
 def test_measured_sources_are_tree_ids_or_modified(tmp_path):
     """machine.measured_sources on a real git checkout: a folder's tree id at HEAD, "modified"
     once a tracked file in it changes (and then it matches nothing, itself included)."""
