@@ -44,11 +44,14 @@ OSV_REPO = "cloudius-systems/osv"
 PINNED_COMMIT = "0e34e4dc2b278b7f64e4169abbf297b7de46fb6b"
 SUBMODULES = (("external/x64/acpica", "external/x64/acpica", "cloudius-systems/acpica"),
               ("musl_1.2.1", "musl_1.2.1", "osvunikernel/musl"),
+              # libc/ links seven files into the old musl (libc/locale/catopen.c and others):
+              # without it make finds no rule for them.
+              ("musl_0.9.12", "musl_0.9.12", "cloudius-systems/musl"),
               ("kbuild", "kbuild", "osvunikernel/kbuild-standalone"))
 # A file in each that the build reads: an empty folder means `git submodule update` is missing.
 TREE_PROBES = ("scripts/build", "scripts/manifest_from_host.sh", "loader.cc",
                "external/x64/acpica/source/include/acpi.h", "musl_1.2.1/src/string/memcpy.c",
-               "kbuild/Makefile.osv")
+               "kbuild/Makefile.osv", "musl_0.9.12/src/locale/catopen.c")
 GITHUB_URL = "https://github.com/{repo}"
 
 
