@@ -23,4 +23,16 @@ int nomnet_ip4_input(struct pbuf *p, struct netif *inp);
 /* SYNs nomnet_ip4_input dropped because their listener's accept queue was full. */
 uint64_t nomnet_syn_dropped(void);
 
+/* Before lwIP processes a segment of a connection (tcp_ack_batch.c): takes back the pending
+ * delayed ACK of an in-order segment, so that the ACK lwIP would send now leaves at the end of
+ * the receive batch (nomnet_tcp_ack_batch_end, netloop.c). Always ERR_OK: the segment goes on. */
+struct tcp_pcb;
+struct tcp_hdr;
+int nomnet_tcp_inpacket(struct tcp_pcb *pcb, const struct tcp_hdr *hdr, const struct pbuf *p);
+/* Sends the ACKs the batch just handed to lwIP owes (one per connection), at its end. */
+void nomnet_tcp_ack_batch_end(void);
+/* ACKs lwIP would have sent that batch ends made unnecessary (each batch end sends one where
+ * lwIP sent one per second segment). */
+uint64_t nomnet_tcp_acks_batched(void);
+
 #endif /* NOM_NET_LWIP_HOOKS_H */

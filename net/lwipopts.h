@@ -151,6 +151,8 @@
 #define LWIP_HOOK_FILENAME          "lwip_hooks.h"
 #define LWIP_HOOK_TCP_ISN(lip, lport, rip, rport) nomnet_tcp_isn((lip), (lport), (rip), (rport))
 #define LWIP_HOOK_IP4_INPUT(p, inp) nomnet_ip4_input((p), (inp))
+#define LWIP_HOOK_TCP_INPACKET_PCB(pcb, hdr, optlen, opt1len, opt2, p) \
+    ((void)(optlen), (void)(opt1len), (void)(opt2), (err_t)nomnet_tcp_inpacket((pcb), (hdr), (p)))
 
 /* ---- Byte order, statistics, debugging ------------------------------------------------- */
 #define LWIP_DONT_PROVIDE_BYTEORDER_FUNCTIONS 1 /* htons etc. come from libnom's headers */

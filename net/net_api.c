@@ -124,6 +124,7 @@ void nom_net_stats(struct nom_net_stats *out)
     out->syn_dropped = nomnet_syn_dropped();
     out->rx_shed = nomnet_rx_shed_count();
     out->rx_pool_peak = nomnet_rx_pool_peak();
+    out->acks_batched = nomnet_tcp_acks_batched();
     nom_preempt_enable();
     out->rx_packets = d.rx_packets; out->rx_bytes = d.rx_bytes; out->rx_batches = d.rx_batches;
     out->tx_packets = d.tx_packets; out->tx_bytes = d.tx_bytes; out->tx_batches = d.tx_batches;

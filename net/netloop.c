@@ -7,6 +7,7 @@
 #include <nom/sched.h>
 #include <nom/time.h>
 
+#include "lwip_hooks.h"
 #include "netif_virtio.h"
 #include "netloop.h"
 
@@ -206,6 +207,7 @@ int netloop_run(void)
         return 0;
     nom_preempt_disable();
     n = vnet_poll(loop_dev, netif_virtio_rx, loop_netif);
+    nomnet_tcp_ack_batch_end();
     if (n == -VNET_EIO)
         netloop_report_broken();
     netloop_check_timeouts();
@@ -242,8 +244,10 @@ void netloop_commit(void)
 
 void netloop_rx_flush(void)
 {
-    if (loop_dev != NULL)
+    if (loop_dev != NULL) {
         vnet_rx_flush(loop_dev, netif_virtio_rx, loop_netif);
+        nomnet_tcp_ack_batch_end();
+    }
 }
 
 /* A W hold polls (net/README.md): while a batch waits for a deadline at most

@@ -865,6 +865,52 @@ static void small_receiver(void)
 
 static void case_rx_small_copies(void) { run_pair(small_sender, small_receiver, 1, 0, 0); }
 
+/* ---- tcp_ack_per_batch: the segments of a stream that arrive in one receive batch get one
+ * ACK at its end, not one per second segment (net/tcp_ack_batch.c) ---- */
+
+#define ACK_BATCH_BYTES (64u << 10)
+#define ACK_BATCH_W_US 100000 /* the receiver holds each batch 100 ms: the sender's whole
+                                 congestion window (3 segments at first) lands in one */
+
+static void ack_batch_receiver(void)
+{
+    static uint8_t got[ACK_BATCH_BYTES];
+    struct nom_net_stats st;
+    int l = tcp_listener(PORT_TCP), c = accept(l, NULL, NULL);
+    CHECK(c >= 0, "accept");
+    CHECK(read_all(c, got, sizeof got) == sizeof got, "short stream");
+    for (size_t i = 0; i < sizeof got; i++)
+        CHECK(got[i] == pattern(i), "byte %zu differs", i);
+    write_all(c, "OK", 2);
+    nom_net_stats(&st);
+    printf("INFO %s: %llu frames in %llu batches received, %llu sent, %llu ACKs batched\n",
+           case_name, (unsigned long long)st.rx_packets, (unsigned long long)st.rx_batches,
+           (unsigned long long)st.tx_packets, (unsigned long long)st.acks_batched);
+    /* Every batch of three or more in-order segments saves at least one ACK. */
+    CHECK(st.acks_batched > 0, "no ACK batched");
+    /* lwIP alone answers every second segment: more than one frame sent per two received. */
+    CHECK(st.tx_packets * 2 < st.rx_packets, "%llu frames sent for %llu received",
+          (unsigned long long)st.tx_packets, (unsigned long long)st.rx_packets);
+    CHECK(fake_close(c) == 0 && fake_close(l) == 0, "close");
+}
+
+static void ack_batch_sender(void)
+{
+    static uint8_t buf[ACK_BATCH_BYTES];
+    char reply[3] = { 0 };
+    int fd = tcp_connect_to(2, PORT_TCP);
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = pattern(i);
+    write_all(fd, buf, sizeof buf);
+    CHECK(read_all(fd, reply, 2) == 2 && strcmp(reply, "OK") == 0, "reply '%s'", reply);
+    CHECK(fake_close(fd) == 0, "close");
+}
+
+static void case_tcp_ack_per_batch(void)
+{
+    run_pair(ack_batch_sender, ack_batch_receiver, 1, 0, ACK_BATCH_W_US);
+}
+
 /* ---- checksum offload: the netif leaves TCP/UDP sums to the device and skips checking what
  * it vouches for; data intact both ways (virtio 5.1.6.2, 5.1.6.4) ---- */
 
@@ -1222,6 +1268,7 @@ static const struct { const char *name; void (*fn)(void); } cases[] = {
     { "tcp_transfer_lossy", case_tcp_transfer_lossy },
     { "tcp_transfer_batched", case_tcp_transfer_batched },
     { "tcp_transfer_small_ring", case_tcp_transfer_small_ring },
+    { "tcp_ack_per_batch", case_tcp_ack_per_batch },
     { "tcp_refused", case_tcp_refused },
     { "tcp_reset", case_tcp_reset },
     { "tcp_close_eof", case_tcp_close_eof },

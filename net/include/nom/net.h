@@ -62,6 +62,8 @@ struct nom_net_stats {
     uint64_t rx_shed;     /* packets with data dropped on arrival: unread data filled the
                              receive pool past its limit (net/rx_budget.h) */
     uint64_t rx_pool_peak; /* the most receive-pool buffers ever in use at once */
+    uint64_t acks_batched; /* ACKs lwIP would have sent at once that a receive batch's one ACK
+                              made unnecessary (net/tcp_ack_batch.c) */
     /* Batches by how much longer than W the driver held their oldest frame: the driver's
      * histograms (virtio_net.h, struct vnet_stats): bucket i below NOM_NET_LATE_BOUNDS_US[i]. */
     uint64_t rx_late_hist[NOM_NET_LATE_BUCKETS], tx_late_hist[NOM_NET_LATE_BUCKETS];
