@@ -151,8 +151,11 @@
 #define LWIP_HOOK_FILENAME          "lwip_hooks.h"
 #define LWIP_HOOK_TCP_ISN(lip, lport, rip, rport) nomnet_tcp_isn((lip), (lport), (rip), (rport))
 #define LWIP_HOOK_IP4_INPUT(p, inp) nomnet_ip4_input((p), (inp))
+/* tcp_ack_batch.c; its test inline (a listener's pcb has a state but no flags, so state
+ * first): the call is for a connection with a delayed ACK pending, not for every segment. */
 #define LWIP_HOOK_TCP_INPACKET_PCB(pcb, hdr, optlen, opt1len, opt2, p) \
-    ((void)(optlen), (void)(opt1len), (void)(opt2), (err_t)nomnet_tcp_inpacket((pcb), (hdr), (p)))
+    ((pcb)->state == ESTABLISHED && ((pcb)->flags & TF_ACK_DELAY) \
+     ? (err_t)nomnet_tcp_inpacket((pcb), (hdr), (p)) : ERR_OK)
 
 /* ---- Byte order, statistics, debugging ------------------------------------------------- */
 #define LWIP_DONT_PROVIDE_BYTEORDER_FUNCTIONS 1 /* htons etc. come from libnom's headers */
