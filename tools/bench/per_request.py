@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Issue 16's per-request cost: guest instructions per request, work and idle polling apart,
 with kicks and interrupts, for memcached (1 KiB values, GET/SET 90/10), nhttpd and NetPIPE's
-1 KiB ping-pong, one connection each, W = 0, medians of --runs boots (insn_profile.py each).
+1 KiB ping-pong, one connection each, and NetPIPE's stream (the experiment's "many" phase, a
+request being one streamed message; no target, the row OSv is compared on), W = 0, medians of
+--runs boots (insn_profile.py each).
 
     python3 tools/bench/per_request.py                   # 3 boots x 10 s per application
     python3 tools/bench/per_request.py --runs 1 --seconds 2 --output /tmp/p
@@ -17,10 +19,12 @@ import sys
 from bench import insn_profile
 from experiment.machine import describe, stamped_output
 
-# Application, its insn_profile arguments, and issue 16's target for work per request.
-CASES = (("memcached", ["--app", "memcached", "--value-size", "1024"], 11000),
-         ("nhttpd", ["--app", "nhttpd"], 6000),
-         ("netpipe", ["--app", "netpipe"], 4000))
+# Row, its insn_profile arguments (--conns 1: one connection; NetPIPE with more streams, as
+# in its "many" phase), and issue 16's target for work per request (None: none set).
+CASES = (("memcached", ["--app", "memcached", "--value-size", "1024", "--conns", "1"], 11000),
+         ("nhttpd", ["--app", "nhttpd", "--conns", "1"], 6000),
+         ("netpipe", ["--app", "netpipe", "--conns", "1"], 4000),
+         ("netpipe-stream", ["--app", "netpipe", "--conns", "32"], None))
 
 
 def parse_args(argv):
@@ -53,7 +57,8 @@ def markdown(result):
     m = result["machine"]
     lines = [f"# nom's cost per request, {m['accel'].upper()} (issue 16)", "",
              f"{m['date_utc']}, commit {m['commit']}{' (dirty)' if m['dirty'] else ''}, "
-             f"{m['cpu_model']}, {m['cpus']} CPUs, {m['qemu']}; one connection, W = 0, "
+             f"{m['cpu_model']}, {m['cpus']} CPUs, {m['qemu']}; one connection (netpipe-stream: "
+             f"NetPIPE's stream, a request is a message), W = 0, "
              f"{result['settings']['seconds']} s windows, medians of "
              f"{result['settings']['runs']} boots (tools/bench/per_request.py); host load "
              f"{_load(result)}; exit-cost model {result['settings'].get('kvmcost', 'off')}.", "",
@@ -88,13 +93,13 @@ def main(argv=None):
     out = os.path.abspath(args.output or stamped_output("per-request"))
     os.makedirs(out, exist_ok=True)
     result = {"benchmark": "nom per-request cost (issue 16)", "machine": describe("tcg", "plugin"),
-              "settings": {"runs": args.runs, "seconds": args.seconds, "w_us": 0, "conns": 1,
+              "settings": {"runs": args.runs, "seconds": args.seconds, "w_us": 0,
                            "kvmcost": args.kvmcost},
               "apps": {}, "host_load_avg": {"start": list(os.getloadavg())}}
     failed = False
     for name, extra, target in CASES:
         folder = os.path.join(out, name)
-        argv = extra + ["--conns", "1", "--w", "0", "--runs", str(args.runs),
+        argv = extra + ["--w", "0", "--runs", str(args.runs),
                         "--seconds", str(args.seconds), "--kvmcost", args.kvmcost,
                         "--output", folder]
         try:
