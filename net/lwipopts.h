@@ -78,10 +78,9 @@
 #define MEMP_NUM_FRAG_PBUF          32
 #define MEMP_NUM_ARP_QUEUE          64
 #define MEMP_NUM_PBUF               256 /* PBUF_REF/ROM: fragments and custom pbufs only */
-/* Receive pool: the netif copies each received frame once into a pool pbuf (copy here because
- * a pbuf that pointed into the driver's rx ring would keep that ring slot until the
- * application reads; a window's worth of unread data would starve the ring and stall every
- * connection). 4096 x ~1.6 KiB = 6.5 MiB: 30 full receive windows. */
+/* Receive pool: the netif copies a received frame once into a pool pbuf when it cannot lend
+ * the driver's buffer (zero-copy receive, netif_virtio.c: short frames, or the driver's spare
+ * buffers all lent). 4096 x ~1.6 KiB = 6.5 MiB: 30 full receive windows. */
 #define PBUF_POOL_SIZE              4096
 #define PBUF_POOL_BUFSIZE           LWIP_MEM_ALIGN_SIZE(1514 + 2)  /* one frame per pbuf */
 #define LWIP_SUPPORT_CUSTOM_PBUF    1  /* zero-copy receive: pbufs over ring buffers (netif_virtio.c) */

@@ -15,10 +15,11 @@
  * (NOMSOCK_RX_COPY_MAX) goes up as a pbuf_custom over the ring's own buffer, which the driver
  * lets us keep (vnet_rx_keep) and gets back when lwIP or the socket frees the pbuf
  * (rx_zc_free: vnet_rx_release, exactly once, on every path: pbuf_free is the only way out).
- * A kept buffer is a ring slot the device lacks, so they are bounded (the driver: an eighth
- * of the ring; here NETIF_VIRTIO_ZC_SLOTS), and sockets holding unread data move them to the
- * heap under pressure (rx_budget.c); beyond the bound, and for short frames, each frame is
- * copied once into a pbuf from lwIP's pool.
+ * A kept buffer's descriptor takes one of the driver's spare buffers, so the device keeps the
+ * whole ring; the spares bound how many can be kept (the driver: half the ring; here
+ * NETIF_VIRTIO_ZC_SLOTS), and sockets holding unread data move them to the heap once more than
+ * half are lent (rx_budget.c), so that one slow reader cannot take them all; beyond the bound,
+ * and for short frames, each frame is copied once into a pbuf from lwIP's pool.
  * Checksums (virtio 5.1.6.2, 5.1.6.4): when the device offloads them, lwIP computes no TCP/UDP
  * checksum on transmit (the netif's NETIF_CHECKSUM_GEN_TCP/UDP are off) and tx_csum_of() asks
  * the device for it with the pseudo header's sum; on receive, lwIP's TCP/UDP check is switched

@@ -14,9 +14,10 @@ void netif_virtio_rx(void *arg, const struct vnet_rx_frame *frames, unsigned cou
 /* Sends what waits in the backlog (frames the full ring refused) as far as the ring allows;
  * call after the driver reaped completions. Returns the frames still waiting. */
 int netif_virtio_tx_drain(struct netif *netif);
-/* Zero-copy receive: whether p is a pbuf over a ring buffer the driver lent (it holds a ring
- * slot until freed), and how many such pbufs live now, of NETIF_VIRTIO_ZC_SLOTS at most. */
-#define NETIF_VIRTIO_ZC_SLOTS 32
+/* Zero-copy receive: whether p is a pbuf over a receive buffer the driver lent (one of its
+ * spares until freed), and how many such pbufs live now, of NETIF_VIRTIO_ZC_SLOTS at most:
+ * the driver's spares for the default ring of 256 (VNET_RX_SPARES, half the ring). */
+#define NETIF_VIRTIO_ZC_SLOTS 128
 bool netif_virtio_rx_zc(const struct pbuf *p);
 unsigned netif_virtio_rx_zc_used(void);
 /* The netif's own drop counters (nom_net_stats). */

@@ -7,9 +7,9 @@
  * sixty clients that stop reading while they send did it to memcached). Two rules keep a
  * reserve for the frames that carry no data:
  *   - under pressure (more than half the pool in use) sockets move what they queue to the heap;
- *     likewise the ring buffers the driver lends for zero-copy receive (netif_virtio.c) when
- *     more than half of the netif's slots for them are in use: each is a ring slot the device
- *     lacks while a socket holds it;
+ *     likewise the receive buffers the driver lends for zero-copy receive (netif_virtio.c) when
+ *     more than half of the netif's slots for them are in use: each is one of the driver's
+ *     spares, and with none left every frame is copied into the pool;
  *   - past the limit (seven eighths in use) a packet that carries data for a socket (a TCP
  *     payload, a UDP datagram, a fragment) is dropped on arrival, as Linux drops data under
  *     memory pressure; its sender retransmits. Segments without data (SYN, ACK, FIN, RST),

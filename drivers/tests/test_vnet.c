@@ -387,47 +387,56 @@ static struct vnet *start_keeping(uint16_t qsize)
     return kept.dev;
 }
 
-/* Does a kept buffer stay out of the ring, unchanged, until it is released, and then go back
- * exactly once: a second release, or a keep after the callback, is refused? */
+/* Does a kept buffer stay unchanged while the ring, full all along (its descriptor took a
+ * spare), receives a ring's worth of frames more, and go back exactly once: a second release,
+ * or a keep after the callback, is refused? */
 static void rx_kept_buffer_returns_once(void)
 {
-    struct vnet *dev = start_keeping(16);
+    struct vnet *dev = start_keeping(16); /* 16 descriptors, 8 spare buffers */
     CHECK(sim_rx_frame(&sim, frame_of(0x5a), 60));
     CHECK(vnet_poll(dev, keep_each, NULL) == 1);
     CHECK(kept.calls == 1 && kept.results[0] >= 0 && vnet_rx_kept(dev) == 1);
-    CHECK(sim_avail_count(&sim, SIM_RXQ) == 15);     /* its descriptor is not given back */
-    CHECK(poll(dev) == 0 && sim_avail_count(&sim, SIM_RXQ) == 15);
-    CHECK(kept.data[0][0] == 0x5a && kept.data[0][59] == 0x5a);
+    CHECK(sim_avail_count(&sim, SIM_RXQ) == 16);     /* its descriptor is back, with a spare */
+    for (int i = 0; i < 16; i++)
+        CHECK(sim_rx_frame(&sim, frame_of(0xee), 60));
+    CHECK(poll(dev) == 16 && sim_avail_count(&sim, SIM_RXQ) == 16);
+    CHECK(kept.data[0][0] == 0x5a && kept.data[0][59] == 0x5a); /* never given to the device */
     struct vnet_rx_frame late = { kept.data[0], 60, 0 };
     CHECK(vnet_rx_keep(dev, &late) == -VNET_EINVAL);  /* kept already */
     CHECK(vnet_rx_release(dev, kept.handles[0]) == 0);
     CHECK(vnet_rx_kept(dev) == 0);
     CHECK(vnet_rx_release(dev, kept.handles[0]) == -VNET_EINVAL);
-    CHECK(vnet_rx_release(dev, -1) == -VNET_EINVAL && vnet_rx_release(dev, 16) == -VNET_EINVAL);
-    CHECK(poll(dev) == 0 && sim_avail_count(&sim, SIM_RXQ) == 16); /* back in the ring */
-    CHECK(vnet_rx_keep(dev, &late) == -VNET_EINVAL);  /* no longer being delivered */
+    CHECK(vnet_rx_release(dev, -1) == -VNET_EINVAL && vnet_rx_release(dev, 24) == -VNET_EINVAL);
+    CHECK(poll(dev) == 0 && sim_avail_count(&sim, SIM_RXQ) == 16);
+    CHECK(vnet_rx_keep(dev, &late) == -VNET_EINVAL);  /* a spare, not being delivered */
     CHECK(stats(dev).rx_kept == 1);
     finish(dev);
 }
 
-/* Is at most an eighth of the ring kept (-VNET_EAGAIN beyond, those frames go back at once),
- * and does the ring keep receiving meanwhile? */
+/* Can as many buffers be kept as there are spares (half the ring; -VNET_EAGAIN beyond, those
+ * frames go back at once), does the ring stay full meanwhile, and do the kept buffers keep
+ * their frames while more arrive? */
 static void rx_keep_is_bounded(void)
 {
-    struct vnet *dev = start_keeping(32);
-    for (int i = 0; i < 6; i++)
-        CHECK(sim_rx_frame(&sim, frame_of((uint8_t)i), 60));
-    CHECK(vnet_poll(dev, keep_each, NULL) == 6);
-    for (int i = 0; i < 4; i++)
-        CHECK(kept.results[i] >= 0);
-    CHECK(kept.results[4] == -VNET_EAGAIN && kept.results[5] == -VNET_EAGAIN);
-    CHECK(vnet_rx_kept(dev) == 4 && sim_avail_count(&sim, SIM_RXQ) == 28);
+    struct vnet *dev = start_keeping(32); /* 16 spares */
     for (int i = 0; i < 20; i++)
-        CHECK(sim_rx_frame(&sim, frame_of(9), 60));
-    CHECK(poll(dev) == 20 && sim_avail_count(&sim, SIM_RXQ) == 28);
-    for (int i = 0; i < 4; i++)
+        CHECK(sim_rx_frame(&sim, frame_of((uint8_t)i), 60));
+    CHECK(vnet_poll(dev, keep_each, NULL) == 20);
+    for (int i = 0; i < 16; i++)
+        CHECK(kept.results[i] >= 0);
+    for (int i = 16; i < 20; i++)
+        CHECK(kept.results[i] == -VNET_EAGAIN);
+    CHECK(vnet_rx_kept(dev) == 16 && sim_avail_count(&sim, SIM_RXQ) == 32);
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < 20; i++)
+            CHECK(sim_rx_frame(&sim, frame_of(0xee), 60));
+        CHECK(poll(dev) == 20 && sim_avail_count(&sim, SIM_RXQ) == 32);
+    }
+    for (int i = 0; i < 16; i++) {
+        CHECK(kept.data[i][0] == (uint8_t)i && kept.data[i][59] == (uint8_t)i);
         CHECK(vnet_rx_release(dev, kept.handles[i]) == 0);
-    CHECK(poll(dev) == 0 && sim_avail_count(&sim, SIM_RXQ) == 32);
+    }
+    CHECK(poll(dev) == 0 && sim_avail_count(&sim, SIM_RXQ) == 32 && vnet_rx_kept(dev) == 0);
     finish(dev);
 }
 

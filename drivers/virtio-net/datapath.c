@@ -35,7 +35,8 @@ void vnet_refill_rx(struct vnet *dev)
 {
     int id;
     while ((id = virtq_get_free(&dev->rx)) >= 0)
-        virtq_add(&dev->rx, (uint16_t)id, dev->rx_buf_phys + (uint64_t)id * VNET_BUF_SIZE,
+        virtq_add(&dev->rx, (uint16_t)id,
+                  dev->rx_buf_phys + (uint64_t)dev->rx_desc_buf[id] * VNET_BUF_SIZE,
                   VNET_BUF_SIZE, VRING_DESC_F_WRITE);
     if (virtq_pending(&dev->rx))
         kick(dev, &dev->rx, VNET_RXQ, &dev->st.rx_kicks);
@@ -234,7 +235,8 @@ static int deliver_rx(struct vnet *dev, vnet_rx_fn cb, void *arg)
     if (n)
         count_late(dev, dev->st.rx_late_hist, dev->rx_oldest_tsc);
     for (uint16_t i = 0; i < n; i++) {
-        const uint8_t *buf = dev->rx_buf + (uint64_t)dev->held_id[i] * VNET_BUF_SIZE;
+        const uint8_t *buf = dev->rx_buf + (uint64_t)dev->rx_desc_buf[dev->held_id[i]]
+                                           * VNET_BUF_SIZE;
         dev->rx_state[dev->held_id[i]] = RX_DELIVERING;
         dev->frames[i].data = buf + VNET_HDR_LEN;
         dev->frames[i].len = dev->held_len[i];
@@ -250,11 +252,8 @@ static int deliver_rx(struct vnet *dev, vnet_rx_fn cb, void *arg)
         dev->st.rx_batches++;
     }
     dev->st.rx_packets += n;
-    for (uint16_t i = 0; i < n; i++) {
+    for (uint16_t i = 0; i < n; i++) { /* a kept frame's descriptor holds a spare now */
         uint16_t id = dev->held_id[i];
-        if (dev->rx_state[id] != RX_DELIVERING)
-            continue; /* kept: the caller's until vnet_rx_release; or kept and released already
-                         inside the callback, and back on the free list then */
         dev->rx_state[id] = RX_WITH_RING;
         virtq_put_free(&dev->rx, id);
     }
@@ -263,32 +262,38 @@ static int deliver_rx(struct vnet *dev, vnet_rx_fn cb, void *arg)
     return n;
 }
 
-/* Zero-copy receive (virtio_net.h): a kept buffer's descriptor stays out of the ring. The id
- * comes from where the frame lies; only a frame being delivered now can be kept. */
+/* Zero-copy receive (virtio_net.h): the kept buffer leaves its descriptor, which takes a spare
+ * in its place and goes back to the ring as usual after the callback. The buffer comes from
+ * where the frame lies; only a frame being delivered now can be kept. The handle is the
+ * buffer's index. */
 int vnet_rx_keep(struct vnet *dev, const struct vnet_rx_frame *frame)
 {
     uint64_t off = (uint64_t)(frame->data - VNET_HDR_LEN - dev->rx_buf);
-    uint64_t id = off / VNET_BUF_SIZE;
-    if (frame->data < dev->rx_buf + VNET_HDR_LEN || off % VNET_BUF_SIZE || id >= dev->rx.size
-        || dev->rx_state[id] != RX_DELIVERING)
+    uint64_t b = off / VNET_BUF_SIZE;
+    if (frame->data < dev->rx_buf + VNET_HDR_LEN || off % VNET_BUF_SIZE || b >= dev->rx_bufs)
         return -VNET_EINVAL;
-    if (dev->nkept >= dev->keep_max)
+    uint16_t id = dev->rx_buf_desc[b];
+    if (id >= dev->rx.size || dev->rx_state[id] != RX_DELIVERING)
+        return -VNET_EINVAL; /* kept already, a spare, or not being delivered */
+    if (dev->nspare == 0)
         return -VNET_EAGAIN;
-    dev->rx_state[id] = RX_KEPT;
+    uint16_t spare = dev->rx_spare[--dev->nspare];
+    dev->rx_desc_buf[id] = spare;
+    dev->rx_buf_desc[spare] = id;
+    dev->rx_buf_desc[b] = RX_BUF_KEPT;
     dev->nkept++;
     dev->st.rx_kept++;
-    return (int)id;
+    return (int)b;
 }
 
-/* The buffer goes to the free list; vnet_poll() refills the ring from it (no kick here: the
- * device has at least 7/8 of the ring meanwhile). */
+/* The buffer becomes a spare again: the next keep hands it to a descriptor. */
 int vnet_rx_release(struct vnet *dev, int handle)
 {
-    if (handle < 0 || handle >= dev->rx.size || dev->rx_state[handle] != RX_KEPT)
+    if (handle < 0 || handle >= dev->rx_bufs || dev->rx_buf_desc[handle] != RX_BUF_KEPT)
         return -VNET_EINVAL;
-    dev->rx_state[handle] = RX_WITH_RING;
+    dev->rx_buf_desc[handle] = RX_BUF_SPARE;
+    dev->rx_spare[dev->nspare++] = (uint16_t)handle;
     dev->nkept--;
-    virtq_put_free(&dev->rx, (uint16_t)handle);
     return 0;
 }
 

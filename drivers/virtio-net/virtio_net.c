@@ -55,13 +55,29 @@ static uint16_t pick_queue_size(struct vnet *dev, uint16_t asked)
     return size;
 }
 
-/* One buffer area per queue: descriptor id i owns bytes [i * VNET_BUF_SIZE, +VNET_BUF_SIZE). */
+/* One buffer area per queue. Transmit: descriptor id i owns bytes [i * VNET_BUF_SIZE,
+ * +VNET_BUF_SIZE). Receive: rx_bufs buffers; descriptor i starts with buffer i, the rest are
+ * spares (vnet_impl.h). */
 static int alloc_buffers(struct vnet *dev)
 {
-    size_t bytes = (size_t)dev->rx.size * VNET_BUF_SIZE;
-    dev->rx_buf = dev->plat.dma_alloc(dev->plat.ctx, bytes, &dev->rx_buf_phys);
-    dev->tx_buf = dev->plat.dma_alloc(dev->plat.ctx, bytes, &dev->tx_buf_phys);
-    return dev->rx_buf && dev->tx_buf ? 0 : -VNET_ENOMEM;
+    uint16_t size = dev->rx.size;
+    dev->rx_bufs = (uint16_t)(size + VNET_RX_SPARES(size));
+    dev->rx_buf = dev->plat.dma_alloc(dev->plat.ctx, (size_t)dev->rx_bufs * VNET_BUF_SIZE,
+                                      &dev->rx_buf_phys);
+    dev->tx_buf = dev->plat.dma_alloc(dev->plat.ctx, (size_t)size * VNET_BUF_SIZE,
+                                      &dev->tx_buf_phys);
+    if (!dev->rx_buf || !dev->tx_buf)
+        return -VNET_ENOMEM;
+    for (uint16_t b = 0; b < dev->rx_bufs; b++) {
+        if (b < size) {
+            dev->rx_desc_buf[b] = b;
+            dev->rx_buf_desc[b] = b;
+        } else {
+            dev->rx_buf_desc[b] = RX_BUF_SPARE;
+            dev->rx_spare[dev->nspare++] = b;
+        }
+    }
+    return 0;
 }
 
 /* 3.1.1 step 7 for virtio-net (5.1.5): both queues; only receive may interrupt, on MSI-X
@@ -102,11 +118,14 @@ static void read_mac(struct vnet *dev)
     } while (gen != vpci_config_generation(&dev->t));
 }
 
-/* Memory for struct vnet and its per-descriptor arrays, sized once the ring size is known. */
+/* Memory for struct vnet and its per-descriptor and per-buffer arrays, sized once the ring
+ * size is known. */
 static struct vnet *alloc_self(const struct vnet_platform *plat, uint16_t size)
 {
-    size_t bytes = sizeof(struct vnet) + (size_t)size * (2 * sizeof(uint16_t)
-                                                        + sizeof(struct vnet_rx_frame) + 1);
+    size_t bufs = (size_t)size + VNET_RX_SPARES(size);
+    size_t bytes = sizeof(struct vnet) + (size_t)size * (3 * sizeof(uint16_t)
+                                                        + sizeof(struct vnet_rx_frame) + 1)
+                   + bufs * sizeof(uint16_t) + VNET_RX_SPARES(size) * sizeof(uint16_t);
     uint64_t phys;
     struct vnet *dev = plat->dma_alloc(plat->ctx, bytes, &phys);
     if (!dev)
@@ -119,18 +138,20 @@ static struct vnet *alloc_self(const struct vnet_platform *plat, uint16_t size)
     dev->frames = (struct vnet_rx_frame *)(dev + 1);
     dev->held_id = (uint16_t *)(dev->frames + size);
     dev->held_len = dev->held_id + size;
-    dev->rx_state = (uint8_t *)(dev->held_len + size);
+    dev->rx_desc_buf = dev->held_len + size;
+    dev->rx_buf_desc = dev->rx_desc_buf + size;
+    dev->rx_spare = dev->rx_buf_desc + bufs;
+    dev->rx_state = (uint8_t *)(dev->rx_spare + VNET_RX_SPARES(size));
     return dev;
 }
 
 static void free_all(struct vnet *dev)
 {
     const struct vnet_platform p = dev->plat;
-    size_t bytes = (size_t)dev->rx.size * VNET_BUF_SIZE;
     if (dev->rx_buf)
-        p.dma_free(p.ctx, dev->rx_buf, bytes);
+        p.dma_free(p.ctx, dev->rx_buf, (size_t)dev->rx_bufs * VNET_BUF_SIZE);
     if (dev->tx_buf)
-        p.dma_free(p.ctx, dev->tx_buf, bytes);
+        p.dma_free(p.ctx, dev->tx_buf, (size_t)dev->rx.size * VNET_BUF_SIZE);
     virtq_fini(&dev->rx, &p);
     virtq_fini(&dev->tx, &p);
     p.dma_free(p.ctx, dev, dev->self_size);
@@ -162,7 +183,6 @@ static int init_device(struct vnet *dev, const struct vnet_config *cfg)
     read_mac(dev);
     vpci_add_status(&dev->t, VIRTIO_CONFIG_S_DRIVER_OK);
     dev->tx_hold_max = dev->rx_hold_max = (uint16_t)(size - size / 4);
-    dev->keep_max = (uint16_t)(size / 8); /* the device keeps 7/8 of the ring at least */
     vnet_refill_rx(dev);
     return 0;
 }

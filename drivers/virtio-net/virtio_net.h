@@ -54,10 +54,12 @@
  * back to the device.
  *
  * Zero-copy receive: instead of copying a frame in the callback, the caller may keep its
- * buffer (vnet_rx_keep) and give it back later (vnet_rx_release, exactly once). A kept
- * buffer's descriptor is out of the ring meanwhile, so at most an eighth of the ring can be
- * kept at once (-VNET_EAGAIN beyond: copy then); the device always has the rest. vnet_close()
- * frees kept buffers with everything else: the caller must not touch them after it.
+ * buffer (vnet_rx_keep) and give it back later (vnet_rx_release, exactly once). The driver
+ * has spare buffers, as many as half the ring: a kept buffer's descriptor takes a spare and
+ * goes back to the ring, so the device keeps the whole ring however many are kept, and at most
+ * as many as there are spares can be kept at once (-VNET_EAGAIN beyond: copy then).
+ * vnet_close() frees kept buffers with everything else: the caller must not touch them after
+ * it.
  *
  * Checksum offload (spec 5.1.6.2, 5.1.6.4; asked for with vnet_config.csum_offload, since a
  * caller that asks must honour what follows): when the device offers VIRTIO_NET_F_CSUM the
@@ -233,11 +235,11 @@ int vnet_poll(struct vnet *dev, vnet_rx_fn cb, void *arg);
 
 /* Keeps the buffer of `frame`, one of the frames the rx callback is being passed now, past the
  * callback (see "Zero-copy receive"). Returns a handle >= 0 for vnet_rx_release(), or
- * -VNET_EAGAIN (an eighth of the ring is kept already: copy the frame instead) or -VNET_EINVAL
+ * -VNET_EAGAIN (every spare is kept already: copy the frame instead) or -VNET_EINVAL
  * (not a frame being delivered now, or kept already). */
 int vnet_rx_keep(struct vnet *dev, const struct vnet_rx_frame *frame);
 
-/* Gives a kept buffer back (to the ring at the next vnet_poll()). 0, or -VNET_EINVAL if the
+/* Gives a kept buffer back (a spare again). 0, or -VNET_EINVAL if the
  * handle is not kept (never, or released already). Allowed when BROKEN. */
 int vnet_rx_release(struct vnet *dev, int handle);
 

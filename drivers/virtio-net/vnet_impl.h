@@ -98,7 +98,7 @@ struct vnet {
     struct vnet_platform plat;
     struct vpci t;
     struct virtq rx, tx;
-    uint8_t *rx_buf, *tx_buf;  /* VNET_BUF_SIZE per descriptor id */
+    uint8_t *rx_buf, *tx_buf;  /* VNET_BUF_SIZE each: tx one per descriptor id, rx rx_bufs */
     uint64_t rx_buf_phys, tx_buf_phys;
     size_t self_size;          /* this allocation: struct vnet + the held-frame arrays */
     uint64_t features;
@@ -114,15 +114,27 @@ struct vnet {
     uint16_t nheld;            /* received frames held (paper 3.6), in arrival order: */
     uint16_t *held_id;         /*   their descriptor ids */
     uint16_t *held_len;        /*   their frame lengths (header stripped) */
-    uint8_t *rx_state;         /* per rx descriptor: RX_WITH_RING, RX_DELIVERING or RX_KEPT */
-    uint16_t nkept, keep_max;  /* buffers kept past their callback (vnet_rx_keep), the bound */
+    uint8_t *rx_state;         /* per rx descriptor: RX_WITH_RING or RX_DELIVERING */
+    /* Receive buffers (zero-copy receive, virtio_net.h): the ring's and as many spares again
+     * as half the ring. A descriptor holds any buffer; one that is kept hands its descriptor
+     * a spare at once, so keeping never takes a descriptor out of the ring. */
+    uint16_t rx_bufs;          /* rx.size + VNET_RX_SPARES(rx.size) */
+    uint16_t *rx_desc_buf;     /* per rx descriptor: the buffer it holds */
+    uint16_t *rx_buf_desc;     /* per rx buffer: its descriptor, or RX_BUF_SPARE / RX_BUF_KEPT */
+    uint16_t *rx_spare, nspare; /* the spare buffers (a stack) and how many */
+    uint16_t nkept;            /* buffers kept past their callback (vnet_rx_keep) */
     struct vnet_rx_frame *frames; /* scratch for one callback */
     struct vnet_stats st;
 };
 
-/* rx_state values: with the device or the driver's free list; lent to the callback now; kept
- * by the caller (vnet_rx_keep) until vnet_rx_release. */
-enum { RX_WITH_RING = 0, RX_DELIVERING = 1, RX_KEPT = 2 };
+/* rx_state values: with the device or the driver's free list; lent to the callback now. */
+enum { RX_WITH_RING = 0, RX_DELIVERING = 1 };
+/* rx_buf_desc values of a buffer no descriptor holds: a spare, or kept by the caller (vnet_rx_keep)
+ * until vnet_rx_release. */
+enum { RX_BUF_SPARE = 0xffff, RX_BUF_KEPT = 0xfffe };
+/* How many spare receive buffers a ring of n descriptors gets: also how many can be kept at
+ * once (half the ring: 128 buffers, 256 KiB, for the default ring). */
+#define VNET_RX_SPARES(n) ((uint16_t)((n) / 2))
 
 void vnet_refill_rx(struct vnet *dev);
 

@@ -793,11 +793,12 @@ static void unread_receiver(void)
     int l = tcp_listener(PORT_TCP), c = accept(l, NULL, NULL);
     struct vnet_stats st;
     CHECK(c >= 0, "accept");
-    for (int i = 0; i < 200 && vnet_rx_kept(my_dev) < ring_size / 16; i++)
+    /* The netif lends up to 128 buffers (the driver's spares: half the ring of 256). */
+    for (int i = 0; i < 200 && vnet_rx_kept(my_dev) < ring_size / 4; i++)
         fake_run_ms(10);
     fake_run_ms(100); /* more arrives: beyond half the slots, sockets move it to the heap */
     vnet_stats(my_dev, &st);
-    CHECK(vnet_rx_kept(my_dev) >= ring_size / 16 && vnet_rx_kept(my_dev) <= ring_size / 8,
+    CHECK(vnet_rx_kept(my_dev) >= ring_size / 4 && vnet_rx_kept(my_dev) <= ring_size / 2,
           "unread data holds %u lent buffers", vnet_rx_kept(my_dev));
     CHECK(fake_close(c) == 0 && fake_close(l) == 0, "close with data queued");
     check_every_buffer_back();

@@ -19,6 +19,7 @@ struct vnet {
     int wire;
     uint8_t mac[6];
     unsigned ring;
+    unsigned rx_slots;            /* ring + ring / 2: the driver's spare buffers too */
     uint32_t w_us;
     struct held *tx, *rx;
     unsigned ntx, nrx;
@@ -43,9 +44,10 @@ struct vnet *fake_vnet_open(int wire, const uint8_t mac[6], unsigned ring)
     memcpy(d->mac, mac, 6);
     d->ring = ring ? ring : VNET_DEFAULT_QUEUE_SIZE;
     d->tx = calloc(d->ring, sizeof *d->tx);
-    d->rx = calloc(d->ring, sizeof *d->rx);
+    d->rx_slots = d->ring + d->ring / 2;
+    d->rx = calloc(d->rx_slots, sizeof *d->rx);
     d->rxq = calloc(d->ring, sizeof *d->rxq);
-    d->rx_state = calloc(d->ring, 1);
+    d->rx_state = calloc(d->rx_slots, 1);
     return d;
 }
 
@@ -148,17 +150,18 @@ int vnet_tx_outstanding(struct vnet *d) { return (int)d->ntx; }
 
 enum { SLOT_FREE, SLOT_HELD, SLOT_DELIVERING, SLOT_KEPT };
 
-/* Zero-copy receive as the driver does it (virtio_net.h): a kept slot stays out of the "ring"
- * until released, at most an eighth of it at once. A release of a slot not kept (a second
- * one) aborts: a test must never pass over a buffer returned twice. */
+/* Zero-copy receive as the driver does it (virtio_net.h): the driver has half a ring of spare
+ * buffers, so up to that many slots can be kept while the "device" still has a ring's worth
+ * (rx_take takes any free slot, up to a ring of held frames). A release of a slot not kept (a
+ * second one) aborts: a test must never pass over a buffer returned twice. */
 int vnet_rx_keep(struct vnet *d, const struct vnet_rx_frame *frame)
 {
-    for (unsigned i = 0; i < d->ring; i++) {
+    for (unsigned i = 0; i < d->rx_slots; i++) {
         if (frame->data != d->rx[i].data)
             continue;
         if (d->rx_state[i] != SLOT_DELIVERING)
             return -VNET_EINVAL;
-        if (d->nkept >= d->ring / 8)
+        if (d->nkept >= d->ring / 2)
             return -VNET_EAGAIN;
         d->rx_state[i] = SLOT_KEPT;
         d->nkept++;
@@ -170,7 +173,7 @@ int vnet_rx_keep(struct vnet *d, const struct vnet_rx_frame *frame)
 
 int vnet_rx_release(struct vnet *d, int handle)
 {
-    if (handle < 0 || (unsigned)handle >= d->ring || d->rx_state[handle] != SLOT_KEPT) {
+    if (handle < 0 || (unsigned)handle >= d->rx_slots || d->rx_state[handle] != SLOT_KEPT) {
         fprintf(stderr, "fake_vnet: rx buffer %d released but not kept\n", handle);
         abort();
     }
@@ -207,9 +210,9 @@ static int rx_deliver(struct vnet *d, vnet_rx_fn cb, void *arg)
 static int rx_take(struct vnet *d)
 {
     unsigned slot = 0;
-    while (slot < d->ring && d->rx_state[slot] != SLOT_FREE)
+    while (slot < d->rx_slots && d->rx_state[slot] != SLOT_FREE)
         slot++;
-    if (slot == d->ring)
+    if (slot == d->rx_slots)
         return 0; /* every buffer is held or kept: the "device" has none */
     struct held *h = &d->rx[slot];
     ssize_t r = read(d->wire, h->data, sizeof h->data); /* the wire is O_NONBLOCK */
