@@ -516,16 +516,11 @@ def main(argv=None):
         print("\n".join(lines + ([osv] if osv else [])))
         return 0
     sources = measured_sources()
-    if args.resume:
-        try:
-            check_sources(passes, sources, args.mixed_builds)
-        except ValueError as e:
-            print(f"run.py: {e}", file=sys.stderr)
-            return 2
     accel, reason = choose_accel()
     machine = describe(accel, reason)
     if args.resume:
         try:
+            check_sources(passes, sources, args.mixed_builds)
             check_host(passes, machine, args.mixed_hosts)
         except ValueError as e:
             print(f"run.py: {e}", file=sys.stderr)
