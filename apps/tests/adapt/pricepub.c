@@ -1,10 +1,12 @@
 /*
  * pricepub.c: a stand-in price publisher for the controller's in-QEMU tests (until
  * apps/priced is the one in test images). Started with the `nom.price-publisher` module flag:
- *     pricepub PRICE [PRICE@W ...]
+ *     pricepub PRICE [PRICE@W[:S] ...]
  * publishes the first price ($/Gbit) in bulletin-board price slot 0 at once, then each next
  * one as soon as some application's board row reports batching delay W us (so the test can
- * order "the load changed W" before "the price changed"), polling the board every 20 ms.
+ * order "the load changed W" before "the price changed"), or, with :S, once one has reported
+ * it for S seconds without a break (so the test knows the application chose W at the price in
+ * force, not only tried it), polling the board every 20 ms.
  * Prints "pricepub: published P" after each publication; exits 0 after the last.
  */
 #include <stdio.h>
@@ -57,9 +59,21 @@ int main(int argc, char **argv)
             printf("pricepub: %s: PRICE@W expected\n", argv[i]);
             return 2;
         }
-        uint32_t w = (uint32_t)strtoul(at + 1, NULL, 10);
-        while (!some_app_runs_w(w))
-            nom_sleep_until(nom_tsc() + nom_us_to_tsc(POLL_US));
+        char *colon;
+        uint32_t w = (uint32_t)strtoul(at + 1, &colon, 10);
+        uint64_t hold = *colon == ':' ? nom_us_to_tsc(strtoul(colon + 1, NULL, 10) * 1000000ull)
+                                      : 0;
+        uint64_t since = 0; /* 0: W not on the board at the last poll */
+        for (;;) {
+            uint64_t now = nom_tsc();
+            if (!some_app_runs_w(w))
+                since = 0;
+            else if (since == 0)
+                since = now;
+            if (since != 0 && now - since >= hold)
+                break;
+            nom_sleep_until(now + nom_us_to_tsc(POLL_US));
+        }
         publish(strtod(argv[i], NULL), (uint64_t)i);
     }
     return 0;

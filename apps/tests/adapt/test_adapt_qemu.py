@@ -8,6 +8,7 @@ The test profile's choices under the penalty function (test_adapt_host.py checks
 -> W=0; many -> W=40 at 1 $/Gbit, W=10 at 10 $/Gbit. pricepub publishes 1 $/Gbit at boot and
 10 $/Gbit once adaptapp reports W=40, so the order of events does not depend on timing."""
 import json
+import re
 import socket
 import threading
 from pathlib import Path
@@ -146,5 +147,18 @@ def test_fixed_w_stays_and_is_rated(tmp_path, elfs):
             load.stop()
         assert st["w"] == "20" and st["board_w_ns"] == "20000", st
         assert int(st["board_rate_micro"]) == expected_rate_micro("many", 20, 1.0, "refund"), st
+    finally:
+        vm.stop()
+
+
+@pytest.mark.parametrize("grid", ["40,10", "0,x", "0,2000000", ""])
+def test_a_bad_adapt_grid_is_refused_by_name(tmp_path, elfs, grid):
+    """--adapt-grid must be rising microseconds up to NOM_ADAPT_MAX_W_US: anything else stops
+    the application with the option named and the accepted form, and the kernel goes on."""
+    vm, _ = boot(tmp_path, elfs, f"--adapt-grid={grid}")
+    try:
+        vm.wait_for(rf"adapt: bad option --adapt-grid={re.escape(grid)} \(.*--adapt-grid=W,W,"
+                    r"\.\.\. \(us, rising\)", 120)
+        vm.wait_for(r"nom: app adaptapp exited 1", 60)
     finally:
         vm.stop()

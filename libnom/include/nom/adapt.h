@@ -61,6 +61,12 @@
  *                                    default of 50 us, or 10 or 200 us (three times the
  *                                    settings, so three times the first sweep: opt-in); the
  *                                    console line of each change ends "idle-poll N us"
+ *   --adapt-grid=W,W,...             online mode (implied) over these batching delays, us,
+ *                                    rising, at most NOM_ADAPT_MAX_W_US, up to
+ *                                    NOM_LEARN_MAX_ARMS of them, instead of the profile's (or
+ *                                    the default 0-40 us); profile points at the same W still
+ *                                    seed them. For a host where the profile's grid is finer
+ *                                    than the noise (apps/tests/adapt/test_adapt_online.py)
  *   --adapt-trace                    one console line per sample with the load signals
  *                                    ("adapt-load: conns=.. in_flight=.. snapshots=..
  *                                    class=.."), for recording detector traces; in online

@@ -27,6 +27,8 @@ struct options {
     int explicit_mode; /* --adapt-mode given */
     int trace;         /* --adapt-trace */
     int idle_poll_knob; /* --adapt-knob=idle-poll */
+    uint32_t grid[NOM_LEARN_MAX_ARMS]; /* --adapt-grid=W,W,...: the learner's W values */
+    unsigned ngrid;                    /* 0: the profile's, or online.h's default */
 };
 
 static struct {
@@ -40,6 +42,8 @@ static struct {
     uint64_t window_tsc;        /* start of the online window */
     int trace;                  /* --adapt-trace: a line per sample with the load signals */
     int idle_poll_knob;         /* --adapt-knob=idle-poll: online steers the idle poll too */
+    uint32_t grid[NOM_LEARN_MAX_ARMS]; /* --adapt-grid, ngrid 0: none */
+    unsigned ngrid;
     unsigned ticks;             /* of the snapshot timer */
     unsigned snapshots;         /* requests in flight counted since the last sample ... */
     uint64_t in_flight_sum;     /* ... and their sum */
@@ -50,6 +54,27 @@ static const char *value_of(const char *arg, const char *name)
 {
     size_t n = strlen(name);
     return strncmp(arg, name, n) == 0 && arg[n] == '=' ? arg + n + 1 : NULL;
+}
+
+/* "--adapt-grid=W,W,...": 1 to NOM_LEARN_MAX_ARMS batching delays in microseconds, rising,
+ * each at most NOM_ADAPT_MAX_W_US, into o; 1, or -EINVAL. */
+static int parse_grid(const char *v, struct options *o)
+{
+    o->ngrid = 0;
+    for (;;) {
+        char *end;
+        if (*v < '0' || *v > '9' || o->ngrid == NOM_LEARN_MAX_ARMS)
+            return -EINVAL;
+        unsigned long w = strtoul(v, &end, 10);
+        if (w > NOM_ADAPT_MAX_W_US || (o->ngrid > 0 && w <= o->grid[o->ngrid - 1]))
+            return -EINVAL;
+        o->grid[o->ngrid++] = (uint32_t)w;
+        if (*end == '\0')
+            return 1;
+        if (*end != ',')
+            return -EINVAL;
+        v = end + 1;
+    }
 }
 
 /* 1 if arg is one of ours (parsed into o), 0 if not, -EINVAL if ours but malformed. */
@@ -67,6 +92,10 @@ static int parse_one(const char *arg, struct options *o)
     if ((v = value_of(arg, "--adapt-knob"))) {
         o->idle_poll_knob = o->online = o->explicit_mode = 1; /* online only */
         return strcmp(v, "idle-poll") == 0 ? 1 : -EINVAL;
+    }
+    if ((v = value_of(arg, "--adapt-grid"))) {
+        o->online = o->explicit_mode = 1; /* online only */
+        return parse_grid(v, o);
     }
     if ((v = value_of(arg, "--utility")))
         return nom_utility_parse(v, &o->utility) == 0 ? 1 : -EINVAL;
@@ -87,7 +116,7 @@ static int parse_options(int *argc, char **argv, struct options *o)
         if (r < 0) {
             fprintf(stderr, "adapt: bad option %s (--utility=penalty|refund|bonus, --adapt, "
                             "--adapt-mode=profile|online, --adapt-knob=idle-poll, "
-                            "--adapt-trace)\n", argv[i]);
+                            "--adapt-grid=W,W,... (us, rising), --adapt-trace)\n", argv[i]);
             return -EINVAL;
         }
         if (r == 0)
@@ -343,7 +372,11 @@ static void tick(void *arg)
 static void on_price(const struct nom_price *now, void *arg)
 {
     (void)now, (void)arg;
-    if (read_price() && !ctl.st.online) /* online: the next window acts on it */
+    /* Online, the next window reads the price and re-scores the learner's estimates at it
+     * (nom_learn_retarget). Reading it here took the change away from that window: the learner
+     * kept the old price's choice by its hysteresis until an exploration happened to move it
+     * (CI, test_adapt_online.py: W = 40 for two minutes after the price fell). */
+    if (!ctl.st.online && read_price())
         decide("price");
 }
 
@@ -358,7 +391,7 @@ static void start_online(const char *app)
     const char *slash = app ? strrchr(app, '/') : NULL;
     static const uint32_t idle_poll_us[] = ADAPT_ONLINE_IDLE_POLL_US;
     int r = adapt_online_start(&ctl.online, ctl.prof, slash ? slash + 1 : app, ctl.st.utility,
-                               ctl.st.load, ctl.st.w_us, idle_poll_us,
+                               ctl.st.load, ctl.st.w_us, ctl.grid, ctl.ngrid, idle_poll_us,
                                ctl.idle_poll_knob ? sizeof idle_poll_us / sizeof(uint32_t) : 0,
                                &now, why, sizeof why);
     ctl.st.online = 1;
@@ -425,6 +458,8 @@ int nom_adapt_start(int *argc, char **argv, const struct nom_adapt_profile *prof
     ctl.params = nom_utility_defaults();
     ctl.trace = o.trace;
     ctl.idle_poll_knob = o.idle_poll_knob;
+    memcpy(ctl.grid, o.grid, sizeof ctl.grid);
+    ctl.ngrid = o.ngrid;
     /* An idle server starts as "single": its first request is a lone one (nom/adapt.h). */
     nom_load_meter_init(&ctl.meter, NOM_LOAD_SINGLE);
     ctl.st = (struct nom_adapt_status){.started = 1, .adaptive = o.fixed_w_us < 0,

@@ -16,11 +16,17 @@ static int score(const struct nom_learn_sample *e, void *ctx, double *u)
                        u);
 }
 
-/* The W values: the profile's when it is valid, else the default grid. */
-static unsigned w_grid_of(const struct nom_adapt_profile *prof, uint32_t *w)
+/* The W values: the caller's (nw > 0), else the profile's when it is valid, else the default
+ * grid. */
+static unsigned w_grid_of(const struct nom_adapt_profile *prof, const uint32_t *grid,
+                          unsigned nw, uint32_t *w)
 {
     static const uint32_t fallback[] = ADAPT_ONLINE_DEFAULT_W;
     char why[160];
+    if (nw > 0 && nw <= NOM_LEARN_MAX_ARMS) {
+        memcpy(w, grid, nw * sizeof *w);
+        return nw;
+    }
     if (prof != NULL && nom_adapt_profile_check(prof, why, sizeof why) == 0 &&
         prof->npoints <= NOM_LEARN_MAX_ARMS) {
         for (unsigned i = 0; i < prof->npoints; i++)
@@ -33,11 +39,12 @@ static unsigned w_grid_of(const struct nom_adapt_profile *prof, uint32_t *w)
 
 /* The settings: every W with knob 0 first (the profile's points), then with each knob value;
  * 0 if they would be more than NOM_LEARN_MAX_ARMS or a knob value is 0. */
-static unsigned grid_of(const struct nom_adapt_profile *prof, const uint32_t *knobs,
-                        unsigned nknobs, struct nom_learn_arm_key *keys)
+static unsigned grid_of(const struct nom_adapt_profile *prof, const uint32_t *grid,
+                        unsigned ngrid, const uint32_t *knobs, unsigned nknobs,
+                        struct nom_learn_arm_key *keys)
 {
     uint32_t w[NOM_LEARN_MAX_ARMS];
-    unsigned nw = w_grid_of(prof, w), n = 0;
+    unsigned nw = w_grid_of(prof, grid, ngrid, w), n = 0;
     if (nw * (nknobs + 1) > NOM_LEARN_MAX_ARMS)
         return 0;
     for (unsigned k = 0; k <= nknobs; k++) {
@@ -51,12 +58,13 @@ static unsigned grid_of(const struct nom_adapt_profile *prof, const uint32_t *kn
 
 int adapt_online_start(struct adapt_online *o, const struct nom_adapt_profile *prof,
                        const char *app, enum nom_utility_kind kind, enum nom_load_class cls,
-                       uint32_t w_now, const uint32_t *knobs, unsigned nknobs,
+                       uint32_t w_now, const uint32_t *grid, unsigned ngrid,
+                       const uint32_t *knobs, unsigned nknobs,
                        const struct nom_adapt_counters *now, char *why, size_t cap)
 {
     struct nom_learn_arm_key keys[NOM_LEARN_MAX_ARMS];
     struct nom_learn_config cfg;
-    unsigned n = grid_of(prof, knobs, nknobs, keys);
+    unsigned n = grid_of(prof, grid, ngrid, knobs, nknobs, keys);
     memset(o, 0, sizeof *o);
     o->kind = kind;
     o->params = nom_utility_defaults();

@@ -30,7 +30,8 @@ struct adapt_online {
 /* The W grid when no valid profile gives one: the experiment's, with 5 us (paper 6.1). */
 #define ADAPT_ONLINE_DEFAULT_W {0, 5, 10, 20, 30, 40}
 
-/* Sets up the learner over the profile's W values (or the default grid) in class cls, each W
+/* Sets up the learner over the W values grid[ngrid] (ngrid 0: the profile's, or the default
+ * grid; --adapt-grid's, rising), in class cls, each W
  * with the second knob's value 0 (the stack's default) and each of knobs[nknobs] (none: W
  * alone), seeds it from the profile (W with knob 0), and starts at the setting closest to w_now
  * with knob 0. A profile that cannot seed (nom_learn_seed_profile) leaves its one-line reason
@@ -38,7 +39,8 @@ struct adapt_online {
  * learner refused its configuration: more settings than NOM_LEARN_MAX_ARMS, a knob of 0). */
 int adapt_online_start(struct adapt_online *o, const struct nom_adapt_profile *prof,
                        const char *app, enum nom_utility_kind kind, enum nom_load_class cls,
-                       uint32_t w_now, const uint32_t *knobs, unsigned nknobs,
+                       uint32_t w_now, const uint32_t *grid, unsigned ngrid,
+                       const uint32_t *knobs, unsigned nknobs,
                        const struct nom_adapt_counters *now, char *why, size_t cap);
 
 /* The second knob's value of the setting in force (0: the stack's default, also off the

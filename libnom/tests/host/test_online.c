@@ -111,7 +111,7 @@ static int price_moves_w_both_ways(void)
     char why[200] = "";
     now = (struct nom_adapt_counters){0};
     EXPECT(adapt_online_start(&on, NULL, "memcached", NOM_UTILITY_REFUND, NOM_LOAD_SINGLE, 0,
-                              NULL, 0, &now, why, sizeof why) == 1);
+                              NULL, 0, NULL, 0, &now, why, sizeof why) == 1);
     EXPECT(strstr(why, "no offline profile") != NULL);
     EXPECT(on.learn.cfg.narms == 6 && on.learn.cfg.arms[5].w_us == 40); /* default grid */
     uint32_t w = windows(30, 1, 0);
@@ -123,6 +123,22 @@ static int price_moves_w_both_ways(void)
     return 1;
 }
 
+/* --adapt-grid: is the caller's grid the learner's (not the default one), and does a price
+ * change move W at the first window that sees it (the estimates re-scored, no hysteresis)? */
+static int callers_grid_and_one_window_retarget(void)
+{
+    static const uint32_t grid[] = {0, 1000};
+    char why[200];
+    now = (struct nom_adapt_counters){0};
+    EXPECT(adapt_online_start(&on, NULL, "memcached", NOM_UTILITY_REFUND, NOM_LOAD_SINGLE, 0,
+                              grid, 2, NULL, 0, &now, why, sizeof why) == 1);
+    EXPECT(on.learn.cfg.narms == 2 && on.learn.cfg.arms[1].w_us == 1000);
+    uint32_t w = windows(12, 1e5, 0);
+    EXPECT(greedy_w() == 1000 && w == 1000);
+    EXPECT(windows(1, 1, w) == 0);
+    return 1;
+}
+
 /* While the controller holds W for a reason of its own (a stale price), are the held windows
  * kept out of the estimates, and does learning resume on the W in force? */
 static int held_windows_teach_nothing(void)
@@ -130,7 +146,7 @@ static int held_windows_teach_nothing(void)
     char why[200];
     now = (struct nom_adapt_counters){0};
     EXPECT(adapt_online_start(&on, NULL, "memcached", NOM_UTILITY_REFUND, NOM_LOAD_SINGLE, 0,
-                              NULL, 0, &now, why, sizeof why) == 1);
+                              NULL, 0, NULL, 0, &now, why, sizeof why) == 1);
     now = serve(now, 0, 1);
     adapt_online_hold(&on, &now, 7); /* off the grid */
     EXPECT(on.arm == -1);
@@ -163,7 +179,7 @@ static int doubted_windows_teach_nothing(void)
     EXPECT(nom_load_meter_settled(&m));
     now = (struct nom_adapt_counters){0};
     EXPECT(adapt_online_start(&on, NULL, "memcached", NOM_UTILITY_REFUND, NOM_LOAD_SINGLE, 0,
-                              NULL, 0, &now, why, sizeof why) == 1);
+                              NULL, 0, NULL, 0, &now, why, sizeof why) == 1);
     int explore, has_rate;
     double rate;
     on.price = 1;
@@ -195,7 +211,7 @@ static int knob_is_learned_with_w(void)
     char why[200];
     now = (struct nom_adapt_counters){0};
     EXPECT(adapt_online_start(&on, NULL, "memcached", NOM_UTILITY_REFUND, NOM_LOAD_SINGLE, 0,
-                              turns, 2, &now, why, sizeof why) == 1);
+                              NULL, 0, turns, 2, &now, why, sizeof why) == 1);
     EXPECT(on.learn.cfg.narms == 18 && adapt_online_knob(&on) == 0);
     uint32_t w = 0, knob = 0;
     on.price = 1;
@@ -211,10 +227,10 @@ static int knob_is_learned_with_w(void)
     int best = nom_learn_best(&on.learn, &u);
     EXPECT(best >= 0 && on.learn.cfg.arms[best].w_us == 0 && on.learn.cfg.arms[best].knob == 16);
     EXPECT(w == 0 && knob == 16);
-    EXPECT(adapt_online_start(&on, NULL, "m", NOM_UTILITY_REFUND, NOM_LOAD_SINGLE, 0, bad, 1,
-                              &now, why, sizeof why) == -EINVAL);
-    EXPECT(adapt_online_start(&on, NULL, "m", NOM_UTILITY_REFUND, NOM_LOAD_SINGLE, 0, many, 5,
-                              &now, why, sizeof why) == -EINVAL);
+    EXPECT(adapt_online_start(&on, NULL, "m", NOM_UTILITY_REFUND, NOM_LOAD_SINGLE, 0, NULL, 0,
+                              bad, 1, &now, why, sizeof why) == -EINVAL);
+    EXPECT(adapt_online_start(&on, NULL, "m", NOM_UTILITY_REFUND, NOM_LOAD_SINGLE, 0, NULL, 0,
+                              many, 5, &now, why, sizeof why) == -EINVAL);
     return 1;
 }
 
@@ -223,6 +239,7 @@ int main(void)
     RUN(counters_become_a_sample);
     RUN(residence_spread_is_the_jitter);
     RUN(price_moves_w_both_ways);
+    RUN(callers_grid_and_one_window_retarget);
     RUN(held_windows_teach_nothing);
     RUN(doubted_windows_teach_nothing);
     RUN(knob_is_learned_with_w);
