@@ -27,18 +27,28 @@
  * FINs, window probes, and window updates after a read. A request answered in the same pass
  * (one segment: never marked) still carries its ACK on the answer.
  */
+#include <stdbool.h>
+
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/tcp.h"
 
 #include "lwip_hooks.h"
 
-/* lwIP 2.1.3's TF_ flags end at TF_SACK (0x1000); tcpflags_t is 16 bits with LWIP_WND_SCALE. */
+/* lwIP 2.1.3's TF_ flags end at TF_SACK (0x1000); tcpflags_t is 16 bits with LWIP_WND_SCALE.
+ * OWED: the connection's ACK waits for the batch's end. ODD: of the hook's calls on it since,
+ * an odd number so far (see acks_batched). */
 #define TF_NOM_ACK_OWED 0x8000U
+#define TF_NOM_ACK_ODD 0x4000U
 _Static_assert(sizeof(tcpflags_t) >= 2, "TF_NOM_ACK_OWED needs 16-bit TCP flags");
 
-static unsigned owed;       /* connections marked since the last batch end */
-static uint64_t acks_batched;  /* ACKs that lwIP would have sent and a batch end did not */
+static bool any_owed;         /* a connection was marked since the last batch end */
+static uint64_t acks_batched; /* ACKs lwIP would have sent that a batch end did not */
 
+/* Every call that gets past the filter is one segment arriving with a delayed ACK pending.
+ * Alone, lwIP sends an ACK at every second in-order segment: at the first, third, fifth...
+ * such call of a batch (each ACK clears the pending one, the next segment sets it again).
+ * Here every segment leaves a delayed ACK pending, so the calls come at every segment, and
+ * the batch's end sends the first of those ACKs: the third, fifth... calls are the ones saved. */
 int nomnet_tcp_inpacket(struct tcp_pcb *pcb, const struct tcp_hdr *hdr, const struct pbuf *p)
 {
     /* Listening and TIME-WAIT pcbs come here too: the state first (a listener has no flags).
@@ -49,9 +59,12 @@ int nomnet_tcp_inpacket(struct tcp_pcb *pcb, const struct tcp_hdr *hdr, const st
         return ERR_OK;
     tcp_clear_flags(pcb, TF_ACK_DELAY); /* lwIP's tcp_ack delays again instead of sending */
     if (!(pcb->flags & TF_NOM_ACK_OWED)) {
-        tcp_set_flags(pcb, TF_NOM_ACK_OWED);
-        owed++;
+        tcp_set_flags(pcb, TF_NOM_ACK_OWED | TF_NOM_ACK_ODD);
+        any_owed = true;
+    } else if (pcb->flags & TF_NOM_ACK_ODD) {
+        tcp_clear_flags(pcb, TF_NOM_ACK_ODD);
     } else {
+        tcp_set_flags(pcb, TF_NOM_ACK_ODD);
         acks_batched++;
     }
     return ERR_OK;
@@ -59,14 +72,14 @@ int nomnet_tcp_inpacket(struct tcp_pcb *pcb, const struct tcp_hdr *hdr, const st
 
 void nomnet_tcp_ack_batch_end(void)
 {
-    if (owed == 0)
+    if (!any_owed)
         return;
-    owed = 0;
+    any_owed = false;
     /* Marked pcbs are active ones; one that went away meanwhile (a reset) is simply not found. */
     for (struct tcp_pcb *pcb = tcp_active_pcbs; pcb != NULL; pcb = pcb->next) {
         if (!(pcb->flags & TF_NOM_ACK_OWED))
             continue;
-        tcp_clear_flags(pcb, TF_NOM_ACK_OWED);
+        tcp_clear_flags(pcb, TF_NOM_ACK_OWED | TF_NOM_ACK_ODD);
         if (pcb->flags & TF_ACK_DELAY) { /* still owed: nothing has carried it since */
             tcp_ack_now(pcb);
             tcp_output(pcb);
