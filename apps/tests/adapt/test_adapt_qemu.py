@@ -162,3 +162,15 @@ def test_a_bad_adapt_grid_is_refused_by_name(tmp_path, elfs, grid):
         vm.wait_for(r"nom: app adaptapp exited 1", 60)
     finally:
         vm.stop()
+
+
+def test_a_grid_too_large_for_the_learner_is_refused(tmp_path, elfs):
+    """Eleven W values, each with three idle poll budgets, are 33 settings: one too many."""
+    grid = ",".join(str(w) for w in range(0, 55, 5))
+    vm, _ = boot(tmp_path, elfs, f"--adapt-knob=idle-poll --adapt-grid={grid}")
+    try:
+        vm.wait_for(r"adapt: --adapt-grid: 11 W values x 3 idle poll budgets are more than the "
+                    r"learner's 32 settings", 120)
+        vm.wait_for(r"nom: app adaptapp exited 1", 60)
+    finally:
+        vm.stop()

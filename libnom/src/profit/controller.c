@@ -127,6 +127,19 @@ static int parse_options(int *argc, char **argv, struct options *o)
     return 0;
 }
 
+/* --adapt-grid's W values, each with every idle poll budget under --adapt-knob=idle-poll, must
+ * fit the learner (NOM_LEARN_MAX_ARMS settings). */
+static int check_grid(const struct options *o)
+{
+    static const uint32_t idle_poll_us[] = ADAPT_ONLINE_IDLE_POLL_US;
+    unsigned per_w = o->idle_poll_knob ? 1 + sizeof idle_poll_us / sizeof idle_poll_us[0] : 1;
+    if (o->ngrid * per_w <= NOM_LEARN_MAX_ARMS)
+        return 0;
+    fprintf(stderr, "adapt: --adapt-grid: %u W values x %u idle poll budgets are more than the "
+                    "learner's %u settings\n", o->ngrid, per_w, NOM_LEARN_MAX_ARMS);
+    return -EINVAL;
+}
+
 /* The W the command line fixed through the stack (nom/adapt.h), checked against the options. */
 static int take_fixed_w(const struct nom_adapt_stack *stack, struct options *o)
 {
@@ -440,6 +453,8 @@ int nom_adapt_start(int *argc, char **argv, const struct nom_adapt_profile *prof
     if (ctl.st.started)
         return -EALREADY;
     int r = parse_options(argc, argv, &o);
+    if (r == 0)
+        r = check_grid(&o);
     if (r == 0)
         r = take_fixed_w(stack, &o);
     if (prof == NULL && !o.explicit_mode && o.fixed_w_us < 0)
