@@ -5,7 +5,8 @@
 
 Steps, each printed with the time since the start: install OSv's Debian build dependencies
 (images.packages_needed; apt-get, so only when someone builds OSv, never in `make test`),
-check the tree has its submodules, then per image write an OSv module into the tree's apps/
+check the tree has its submodules, apply patches/*.patch to it (each once: a tree that has one
+already keeps it; patches/README.md says why each exists), then per image write an OSv module into the tree's apps/
 folder (module.py and a usr.manifest from OSv's own scripts/manifest_from_host.sh, which knows
 what OSv's libc provides) and run OSv's `scripts/build fs=rofs image=nom-NAME` under nice, its
 output in build/osv/logs/NAME.log and a line every 30 s with the files compiled so far. The
@@ -77,6 +78,33 @@ def clone_commands(dest, url_template=GITHUB_URL, commit=PINNED_COMMIT):
     cmds.append(git + ["-c", "protocol.file.allow=always", "submodule", "update", "-q",
                        *[path for _, path, _ in SUBMODULES]])
     return cmds
+
+
+PATCHES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "patches")
+
+
+def patches():
+    """The patch files applied to the OSv tree before it is built, in name order."""
+    if not os.path.isdir(PATCHES):
+        return []
+    return sorted(os.path.join(PATCHES, n) for n in os.listdir(PATCHES) if n.endswith(".patch"))
+
+
+def apply_patches(src, progress):
+    """Applies each of patches() to the tree at src unless it is applied already (so a tree
+    built before builds again); BuildError when one does neither."""
+    for patch in patches():
+        name = os.path.basename(patch)
+        if _git_apply(src, "--check", "--reverse", patch):
+            continue
+        if not _git_apply(src, patch):
+            raise BuildError(f"{name} does not apply to {src} (another OSv commit than "
+                             f"{PINNED_COMMIT[:12]}?)")
+        progress.say(f"applied {name}")
+
+
+def _git_apply(src, *args):
+    return subprocess.run(["git", "-C", src, "apply", *args], capture_output=True).returncode == 0
 
 
 def missing_in_tree(src):
@@ -250,6 +278,7 @@ def build_info(src, built):
     """What BUILD-INFO.json records: the tree's commits, packages, per-image details."""
     return {
         "osv_commit": git_head(src),
+        "patches": {os.path.basename(p): sha256(p) for p in patches()},
         "submodules": {path: git_head(os.path.join(src, path)) for _, path, _ in SUBMODULES},
         "gcc": package_version("gcc-12") or package_version("gcc"),
         "packages": {p: package_version(p) for p in images.BUILD_PACKAGES},
@@ -297,6 +326,7 @@ def main(argv=None):
             raise BuildError(f"{src} is not a complete OSv tree (missing {', '.join(missing)}); "
                              "run `git submodule update --init` for "
                              f"{', '.join(p for _, p, _ in SUBMODULES)} there")
+        apply_patches(src, progress)
         logs = os.path.join(args.out, "logs")
         os.makedirs(logs, exist_ok=True)
         built = []

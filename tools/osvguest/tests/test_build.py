@@ -124,3 +124,31 @@ def test_builder_refuses_a_tree_without_submodules(tmp_path, capsys):
 def test_unknown_image_is_a_usage_error():
     with pytest.raises(SystemExit):
         build.main(["--osv-src", "/nonexistent", "--images", "lighttpd"])
+
+
+def test_patches_apply_once_and_a_patched_tree_keeps_them(tmp_path, monkeypatch):
+    """build.apply_patches: each patches/*.patch goes into the tree once; a second build of the
+    same tree applies nothing; a tree it does not fit stops the build naming the patch."""
+    import subprocess
+    src, patches = tmp_path / "osv", tmp_path / "patches"
+    src.mkdir(), patches.mkdir()
+    subprocess.run(["git", "init", "-q", str(src)], check=True)
+    (src / "tcp.cc").write_text("a\nb\nc\n")
+    (patches / "one.patch").write_text(
+        "--- a/tcp.cc\n+++ b/tcp.cc\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n")
+    monkeypatch.setattr(build, "PATCHES", str(patches))
+    said = []
+    progress = type("P", (), {"say": lambda self, text: said.append(text)})()
+    build.apply_patches(str(src), progress)
+    assert (src / "tcp.cc").read_text() == "a\nB\nc\n" and said == ["applied one.patch"]
+    build.apply_patches(str(src), progress)  # the same tree built again
+    assert (src / "tcp.cc").read_text() == "a\nB\nc\n" and len(said) == 1
+    (src / "tcp.cc").write_text("x\ny\nz\n")
+    with pytest.raises(build.BuildError, match="one.patch does not apply"):
+        build.apply_patches(str(src), progress)
+
+
+def test_every_patch_is_named_in_the_patches_readme():
+    names = [os.path.basename(p) for p in build.patches()]
+    readme = open(os.path.join(build.PATCHES, "README.md")).read()
+    assert names and all(f"`{n}`" in readme for n in names)
