@@ -151,26 +151,28 @@ def test_fixed_w_stays_and_is_rated(tmp_path, elfs):
         vm.stop()
 
 
+def refused(tmp_path, elfs, app_args, message):
+    """adaptapp started with app_args prints message and exits 1; the kernel goes on."""
+    vm, _ = boot(tmp_path, elfs, app_args)
+    try:
+        vm.wait_for(message, 120)
+        vm.wait_for(r"nom: app adaptapp exited 1", 60)
+    finally:
+        vm.stop()
+
+
 @pytest.mark.parametrize("grid", ["40,10", "0,x", "0,2000000", ""])
 def test_a_bad_adapt_grid_is_refused_by_name(tmp_path, elfs, grid):
     """--adapt-grid must be rising microseconds up to NOM_ADAPT_MAX_W_US: anything else stops
     the application with the option named and the accepted form, and the kernel goes on."""
-    vm, _ = boot(tmp_path, elfs, f"--adapt-grid={grid}")
-    try:
-        vm.wait_for(rf"adapt: bad option --adapt-grid={re.escape(grid)} \(.*--adapt-grid=W,W,"
-                    r"\.\.\. \(us, rising\)", 120)
-        vm.wait_for(r"nom: app adaptapp exited 1", 60)
-    finally:
-        vm.stop()
+    refused(tmp_path, elfs, f"--adapt-grid={grid}",
+            rf"adapt: bad option --adapt-grid={re.escape(grid)} \(.*--adapt-grid=W,W,"
+            r"\.\.\. \(us, rising\)")
 
 
 def test_a_grid_too_large_for_the_learner_is_refused(tmp_path, elfs):
     """Eleven W values, each with three idle poll budgets, are 33 settings: one too many."""
     grid = ",".join(str(w) for w in range(0, 55, 5))
-    vm, _ = boot(tmp_path, elfs, f"--adapt-knob=idle-poll --adapt-grid={grid}")
-    try:
-        vm.wait_for(r"adapt: --adapt-grid: 11 W values x 3 idle poll budgets are more than the "
-                    r"learner's 32 settings", 120)
-        vm.wait_for(r"nom: app adaptapp exited 1", 60)
-    finally:
-        vm.stop()
+    refused(tmp_path, elfs, f"--adapt-knob=idle-poll --adapt-grid={grid}",
+            r"adapt: --adapt-grid: 11 W values x 3 idle poll budgets are more than the "
+            r"learner's 32 settings")

@@ -42,8 +42,6 @@ static struct {
     uint64_t window_tsc;        /* start of the online window */
     int trace;                  /* --adapt-trace: a line per sample with the load signals */
     int idle_poll_knob;         /* --adapt-knob=idle-poll: online steers the idle poll too */
-    uint32_t grid[NOM_LEARN_MAX_ARMS]; /* --adapt-grid, ngrid 0: none */
-    unsigned ngrid;
     unsigned ticks;             /* of the snapshot timer */
     unsigned snapshots;         /* requests in flight counted since the last sample ... */
     uint64_t in_flight_sum;     /* ... and their sum */
@@ -395,7 +393,7 @@ static void on_price(const struct nom_price *now, void *arg)
 
 /* Online mode's start: the learner over the profile's grid, seeded from it if it is this
  * application's (app: argv[0]); a profile that cannot seed is said on the console. */
-static void start_online(const char *app)
+static void start_online(const char *app, const struct options *o)
 {
     struct nom_adapt_counters now;
     char why[200] = "";
@@ -404,7 +402,7 @@ static void start_online(const char *app)
     const char *slash = app ? strrchr(app, '/') : NULL;
     static const uint32_t idle_poll_us[] = ADAPT_ONLINE_IDLE_POLL_US;
     int r = adapt_online_start(&ctl.online, ctl.prof, slash ? slash + 1 : app, ctl.st.utility,
-                               ctl.st.load, ctl.st.w_us, ctl.grid, ctl.ngrid, idle_poll_us,
+                               ctl.st.load, ctl.st.w_us, o->grid, o->ngrid, idle_poll_us,
                                ctl.idle_poll_knob ? sizeof idle_poll_us / sizeof(uint32_t) : 0,
                                &now, why, sizeof why);
     ctl.st.online = 1;
@@ -473,8 +471,6 @@ int nom_adapt_start(int *argc, char **argv, const struct nom_adapt_profile *prof
     ctl.params = nom_utility_defaults();
     ctl.trace = o.trace;
     ctl.idle_poll_knob = o.idle_poll_knob;
-    memcpy(ctl.grid, o.grid, sizeof ctl.grid);
-    ctl.ngrid = o.ngrid;
     /* An idle server starts as "single": its first request is a lone one (nom/adapt.h). */
     nom_load_meter_init(&ctl.meter, NOM_LOAD_SINGLE);
     ctl.st = (struct nom_adapt_status){.started = 1, .adaptive = o.fixed_w_us < 0,
@@ -482,7 +478,7 @@ int nom_adapt_start(int *argc, char **argv, const struct nom_adapt_profile *prof
                                        .w_us = stack->batching_delay_us()};
     read_price();
     if (o.online)
-        start_online(argv[0]);
+        start_online(argv[0], &o);
     else
         decide("start");
     nom_timer_add(&ctl.timer, nom_tsc() + nom_us_to_tsc(NOM_ADAPT_SNAPSHOT_MS * 1000ull), tick,
