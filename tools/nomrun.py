@@ -33,6 +33,8 @@ DEFAULT_NICS = [
 # The host's price provider (tools/priceprovider, default schedule) that priced polls: the
 # image's priced asks 10.0.2.2:7070, which QEMU user networking connects to 127.0.0.1:7070.
 PRICE_PORT = 7070
+# Every host port `make run` listens on; --port-shift moves them together.
+HOST_PORTS = [h for _, fwd in DEFAULT_NICS for h, _ in fwd] + [PRICE_PORT]
 
 
 def die_with_parent():
@@ -64,6 +66,15 @@ def shifted_image(kernel, module_list, shift, folder):
     old, new = f"10.0.2.2:{PRICE_PORT}/", f"10.0.2.2:{PRICE_PORT + shift}/"
     modules = [(elf, cmdline.replace(old, new)) for elf, cmdline in read_module_list(module_list, top)]
     return make_iso(kernel, modules, os.path.join(folder, "nom.iso"))
+
+
+def print_qemu_messages(vm):
+    """QEMU's own error (a host port already taken, a missing file) goes to its stderr file,
+    not to the serial console shown above: show it, or the user sees only an exit code."""
+    path = os.path.join(vm.workdir, "qemu.stderr")
+    text = open(path, errors="replace").read().strip() if os.path.exists(path) else ""
+    for line in text.splitlines():
+        print(f"nomrun: qemu: {line}")
 
 
 def main():
@@ -107,14 +118,18 @@ def main():
             time.sleep(0.2)
         sys.stdout.write(vm.log()[shown:])
         print(f"nomrun: QEMU exited with {vm.proc.returncode}")
+        print_qemu_messages(vm)
+        status = vm.proc.returncode
     except KeyboardInterrupt:
         print("\nnomrun: stopping the VM")
+        status = 0
     finally:
         vm.stop()
         provider_process.stop(price_provider)
         if own_folder:
             shutil.rmtree(own_folder, ignore_errors=True)
+    return status
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -12,10 +12,19 @@ def free_port(kind=socket.SOCK_STREAM):
         return s.getsockname()[1]
 
 
-def free_port_shift(ports, low=20000, high=40000, tries=100):
+# Linux hands out client ports from 32768 up (net.ipv4.ip_local_port_range): a listening port
+# chosen there can be taken by any outgoing connection between the check and QEMU's bind (a CI
+# run lost `make run`'s test that way). Shifted ports stay below it.
+EPHEMERAL_LOW = 32768
+
+
+def free_port_shift(ports, low=10000, high=None, tries=100):
     """A shift s in [low, high) under which every port + s is free on 127.0.0.1 now (TCP), for
     tools that move a set of ports together (`make run`'s --port-shift); RuntimeError if none of
-    `tries` random shifts is. Not reserved, as free_port."""
+    `tries` random shifts is. high defaults to keeping every port below EPHEMERAL_LOW. Not
+    reserved, as free_port."""
+    if high is None:
+        high = EPHEMERAL_LOW - max(ports)
     for _ in range(tries):
         shift = random.randrange(low, high)
         if all(_bindable(p + shift) for p in ports):

@@ -14,6 +14,8 @@ import urllib.request
 import pytest
 
 from nomvm import TOP
+from nomvm.ports import free_port_shift
+import nomrun
 
 pytestmark = pytest.mark.boot
 
@@ -24,7 +26,9 @@ IMAGE = ["--kernel", os.path.join(TOP, "build", "kernel", "nom.elf"),
 # (apps/default-image.txt): NetPIPE needs identical options on both sides.
 HOST_NPTCP = os.path.join(TOP, "build", "loadgen", "NPtcp")
 NPTCP_OPTIONS = ["-l", "1024", "-u", "4096", "-p", "0"]
-SHIFT = 30000 + os.getpid() % 10000
+# The image's forwarded ports and its price provider's (tools/nomrun.py), moved together to a
+# shift free now and below the ports Linux gives outgoing connections.
+SHIFT = free_port_shift(nomrun.HOST_PORTS)
 
 
 def read_until(proc, pattern, timeout):
@@ -88,3 +92,18 @@ def test_default_image_serves_the_index_and_stops_cleanly():
     qemus = subprocess.run(["pgrep", "-f", vm_dir], capture_output=True, text=True).stdout
     assert qemus.strip() == ""
     assert not os.path.exists(f"/proc/{provider_pid}")
+
+
+def test_a_taken_host_port_is_named_and_fails_the_run():
+    """Another program on nhttpd's forwarded port: QEMU cannot start, and nomrun says which rule
+    failed and exits non-zero, instead of only 'QEMU exited with 1'."""
+    shift = free_port_shift(nomrun.HOST_PORTS)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 8080 + shift))
+        taken.listen()
+        run = subprocess.run(["python3", os.path.join(TOP, "tools", "nomrun.py"), "--iso", ISO,
+                              "--port-shift", str(shift)], capture_output=True, text=True,
+                             timeout=120)
+    assert run.returncode != 0
+    assert re.search(rf"^nomrun: qemu: .*host forwarding rule 'tcp:127\.0\.0\.1:{8080 + shift}-:80'",
+                     run.stdout, re.M), run.stdout + run.stderr

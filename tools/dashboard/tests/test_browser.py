@@ -24,8 +24,6 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.ab
 SCREENSHOT = os.path.join(TOP, "build", "dashboard", "dashboard-test.png")
 SCHEDULE = "0:1, 60:100"  # the step comes after the boot (15-20 s under TCG here)
 ADAPTIVE_APPS = ("nhttpd", "memcached")
-MAKE_RUN_PORTS = [h for _, fwd in nomrun.DEFAULT_NICS for h, _ in fwd] + \
-    [nomrun.PRICE_PORT]
 
 
 def refund_modules(path):
@@ -62,7 +60,7 @@ def dashboard(tmp_path):
                 "apps/priced/priced.elf"):
         assert os.path.isfile(os.path.join(TOP, "build", elf)), f"build/{elf} not built (make)"
     log = open(tmp_path / "dashboard.log", "w+")
-    shift = free_port_shift(MAKE_RUN_PORTS)
+    shift = free_port_shift(nomrun.HOST_PORTS)
     proc = subprocess.Popen([sys.executable, "-m", "dashboard", "--boot", "--port", "0",
                              "--port-shift", str(shift), "--schedule", SCHEDULE,
                              "--modules", refund_modules(tmp_path / "modules.txt")],
