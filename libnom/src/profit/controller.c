@@ -19,6 +19,10 @@
 
 #include "online.h"
 
+/* --adapt-knob=idle-poll's values besides the stack's default (online.h). */
+static const uint32_t idle_poll_us[] = ADAPT_ONLINE_IDLE_POLL_US;
+#define IDLE_POLL_VALUES (sizeof idle_poll_us / sizeof idle_poll_us[0])
+
 struct options {
     enum nom_utility_kind utility;
     int adapt_given;
@@ -125,16 +129,19 @@ static int parse_options(int *argc, char **argv, struct options *o)
     return 0;
 }
 
-/* --adapt-grid's W values, each with every idle poll budget under --adapt-knob=idle-poll, must
- * fit the learner (NOM_LEARN_MAX_ARMS settings). */
-static int check_grid(const struct options *o)
+/* The online learner's W values (--adapt-grid's, the profile's or the default grid), each with
+ * every idle poll budget under --adapt-knob=idle-poll, must fit it (NOM_LEARN_MAX_ARMS
+ * settings): checked before the controller starts, so that a learner it could not set up
+ * stops the application with a reason instead of leaving it at W = 0 with nothing to learn. */
+static int check_grid(const struct options *o, const struct nom_adapt_profile *prof)
 {
-    static const uint32_t idle_poll_us[] = ADAPT_ONLINE_IDLE_POLL_US;
-    unsigned per_w = o->idle_poll_knob ? 1 + sizeof idle_poll_us / sizeof idle_poll_us[0] : 1;
-    if (o->ngrid * per_w <= NOM_LEARN_MAX_ARMS)
+    unsigned per_w = o->idle_poll_knob ? 1 + IDLE_POLL_VALUES : 1;
+    unsigned nw = adapt_online_w_count(prof, o->grid, o->ngrid);
+    if (!o->online || nw * per_w <= NOM_LEARN_MAX_ARMS)
         return 0;
-    fprintf(stderr, "adapt: --adapt-grid: %u W values x %u idle poll budgets are more than the "
-                    "learner's %u settings\n", o->ngrid, per_w, NOM_LEARN_MAX_ARMS);
+    fprintf(stderr, "adapt: %s: %u W values x %u idle poll budgets are more than the "
+                    "learner's %u settings\n", o->ngrid ? "--adapt-grid" : "the profile", nw,
+            per_w, NOM_LEARN_MAX_ARMS);
     return -EINVAL;
 }
 
@@ -400,11 +407,10 @@ static void start_online(const char *app, const struct options *o)
     ctl.stack->counters(&now);
     ctl.window_tsc = nom_tsc();
     const char *slash = app ? strrchr(app, '/') : NULL;
-    static const uint32_t idle_poll_us[] = ADAPT_ONLINE_IDLE_POLL_US;
+    /* -EINVAL (too many settings) was ruled out by check_grid */
     int r = adapt_online_start(&ctl.online, ctl.prof, slash ? slash + 1 : app, ctl.st.utility,
                                ctl.st.load, ctl.st.w_us, o->grid, o->ngrid, idle_poll_us,
-                               ctl.idle_poll_knob ? sizeof idle_poll_us / sizeof(uint32_t) : 0,
-                               &now, why, sizeof why);
+                               ctl.idle_poll_knob ? IDLE_POLL_VALUES : 0, &now, why, sizeof why);
     ctl.st.online = 1;
     if (r == 1) {
         size_t n = strnlen(why, sizeof why - 1);
@@ -452,11 +458,11 @@ int nom_adapt_start(int *argc, char **argv, const struct nom_adapt_profile *prof
         return -EALREADY;
     int r = parse_options(argc, argv, &o);
     if (r == 0)
-        r = check_grid(&o);
-    if (r == 0)
         r = take_fixed_w(stack, &o);
     if (prof == NULL && !o.explicit_mode && o.fixed_w_us < 0)
         o.online = 1; /* no profile: learn (nom/adapt.h) */
+    if (r == 0)
+        r = check_grid(&o, prof);
     if (r == 0)
         r = check_start(prof, &o, stack);
     if (r == 0 && nom_price_subscribe(on_price, NULL) != 0) {

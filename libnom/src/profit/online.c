@@ -37,6 +37,13 @@ static unsigned w_grid_of(const struct nom_adapt_profile *prof, const uint32_t *
     return sizeof fallback / sizeof fallback[0];
 }
 
+unsigned adapt_online_w_count(const struct nom_adapt_profile *prof, const uint32_t *grid,
+                              unsigned ngrid)
+{
+    uint32_t w[NOM_LEARN_MAX_ARMS];
+    return w_grid_of(prof, grid, ngrid, w);
+}
+
 /* The settings: every W with knob 0 first (the profile's points), then with each knob value;
  * 0 if they would be more than NOM_LEARN_MAX_ARMS or a knob value is 0. */
 static unsigned grid_of(const struct nom_adapt_profile *prof, const uint32_t *grid,

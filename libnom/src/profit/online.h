@@ -43,6 +43,12 @@ int adapt_online_start(struct adapt_online *o, const struct nom_adapt_profile *p
                        const uint32_t *knobs, unsigned nknobs,
                        const struct nom_adapt_counters *now, char *why, size_t cap);
 
+/* How many W values adapt_online_start would learn over with this profile and grid[ngrid]
+ * (the caller's, the profile's or the default grid), for the controller to refuse at its start
+ * a learner that W values x (1 + knob values) would overfill (NOM_LEARN_MAX_ARMS). */
+unsigned adapt_online_w_count(const struct nom_adapt_profile *prof, const uint32_t *grid,
+                              unsigned ngrid);
+
 /* The second knob's value of the setting in force (0: the stack's default, also off the
  * grid). Never fails. */
 uint32_t adapt_online_knob(const struct adapt_online *o);

@@ -234,6 +234,33 @@ static int knob_is_learned_with_w(void)
     return 1;
 }
 
+/* The W values the controller counts before it starts (check_grid) are the ones the learner
+ * takes: the caller's grid, else a valid profile's, else the default grid. A profile of 11 W
+ * values with the two idle poll budgets is 33 settings, which the learner refuses. */
+static int w_count_is_the_learners_grid(void)
+{
+    static struct nom_adapt_point many[11], single[11];
+    for (unsigned i = 0; i < 11; i++) {
+        many[i] = (struct nom_adapt_point){4 * i, 1.0, 1e4, 100 + i, 20};
+        single[i] = (struct nom_adapt_point){4 * i, 0.2, 2e3, 50 + 10 * i, 10};
+    }
+    const struct nom_adapt_profile eleven = {"m", "test", 11, {many, single}};
+    const uint32_t grid[] = {0, 1000}, knobs[] = ADAPT_ONLINE_IDLE_POLL_US;
+    const uint32_t fallback[] = ADAPT_ONLINE_DEFAULT_W;
+    struct nom_adapt_counters now = {0};
+    struct adapt_online on;
+    char why[160];
+    EXPECT(adapt_online_w_count(&eleven, NULL, 0) == 11);
+    EXPECT(adapt_online_w_count(&eleven, grid, 2) == 2);
+    EXPECT(adapt_online_w_count(NULL, NULL, 0) == sizeof fallback / sizeof fallback[0]);
+    EXPECT(adapt_online_start(&on, &eleven, "m", NOM_UTILITY_REFUND, NOM_LOAD_SINGLE, 0, NULL, 0,
+                              knobs, 2, &now, why, sizeof why) == -EINVAL);
+    EXPECT(adapt_online_start(&on, &eleven, "m", NOM_UTILITY_REFUND, NOM_LOAD_SINGLE, 0, NULL, 0,
+                              NULL, 0, &now, why, sizeof why) == 0);
+    EXPECT(on.learn.cfg.narms == 11);
+    return 1;
+}
+
 int main(void)
 {
     RUN(counters_become_a_sample);
@@ -243,5 +270,6 @@ int main(void)
     RUN(held_windows_teach_nothing);
     RUN(doubted_windows_teach_nothing);
     RUN(knob_is_learned_with_w);
+    RUN(w_count_is_the_learners_grid);
     return failures != 0;
 }
