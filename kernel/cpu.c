@@ -123,6 +123,18 @@ void fpu_restore(const void *area) {
         __asm__ volatile("fxrstor64 (%0)" ::"r"(area) : "memory");
 }
 
+bool cpu_modern_ap_start(void) {
+    uint32_t r[4];
+    cpuid(0, 0, r);
+    bool intel = r[1] == 0x756e6547 && r[3] == 0x49656e69 && r[2] == 0x6c65746e; /* GenuineIntel */
+    bool amd = r[1] == 0x68747541 && r[3] == 0x69746e65 && r[2] == 0x444d4163;   /* AuthenticAMD */
+    cpuid(1, 0, r);
+    uint32_t family = (r[0] >> 8) & 0xf;
+    if (family == 0xf)
+        family += (r[0] >> 20) & 0xff; /* extended family */
+    return (intel && family == 6) || (amd && family >= 0xf);
+}
+
 /* Supervisor-mode execution and access prevention (SDM 4.6), where the CPU has them (QEMU's
  * -cpu max does): ring 0 can then neither run nor touch a user page by its user address, so a
  * kernel bug that follows an application's pointer faults instead of obeying it. The kernel

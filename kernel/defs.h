@@ -93,6 +93,9 @@ int copy_to_user(uint64_t pml4, uint64_t uva, const void *src, uint64_t len);
 
 /* cpu.c */
 void cpu_init_boot(void);
+/* Intel family 6 or AMD family 0xf and later: an AP starts without the MP specification's
+ * delays (lapic.c, lapic_send_init_sipi). */
+bool cpu_modern_ap_start(void);
 void cpu_init_this(struct cpu *c);
 void fpu_init_this(void);
 void fpu_save(void *area);
