@@ -1,0 +1,39 @@
+"""make_iso (tools/nomvm/image.py): the El Torito image carries GRUB's boot commands (no
+grub.cfg, no normal mode), one line per module with its command line; bad input is refused
+with the file or line named. Booting such images is what every boot test does."""
+import os
+import subprocess
+
+import pytest
+
+from nomvm.image import boot_commands, make_iso
+from nomvm.paths import KERNEL
+
+
+def test_the_commands_boot_the_kernel_and_modules_with_their_command_lines():
+    assert boot_commands("/boot/nom.elf", "exit-when-idle",
+                         [("/boot/m0-a.elf", "a --x=1"), ("/boot/m1-b.elf", "")]) == [
+        "insmod multiboot2", "multiboot2 /boot/nom.elf exit-when-idle",
+        "module2 /boot/m0-a.elf a --x=1", "module2 /boot/m1-b.elf", "boot"]
+
+
+def test_the_image_holds_grubs_boot_image_and_modules(tmp_path):
+    iso = make_iso(KERNEL, [(KERNEL, "first --x=1")], str(tmp_path / "a.iso"))
+    listing = subprocess.run(["xorriso", "-indev", iso, "-find", "/boot"],
+                             capture_output=True, text=True).stdout
+    for path in ("/boot/grub/eltorito.img", "/boot/grub/i386-pc/multiboot2.mod",
+                 "/boot/nom.elf", "/boot/m0-nom.elf"):
+        assert f"'{path}'" in listing, listing
+    assert "embedded.cfg" not in listing
+
+
+def test_a_missing_module_is_named(tmp_path):
+    with pytest.raises(FileNotFoundError, match="nothere.elf"):
+        make_iso(KERNEL, [(str(tmp_path / "nothere.elf"), "")], str(tmp_path / "b.iso"))
+    assert not os.path.exists(tmp_path / "b.iso")
+
+
+def test_a_command_line_of_two_lines_is_refused(tmp_path):
+    """A newline would end GRUB's command there and run the rest as a command of its own."""
+    with pytest.raises(ValueError, match="one line"):
+        make_iso(KERNEL, [(KERNEL, "app\nboot")], str(tmp_path / "c.iso"))
