@@ -6,10 +6,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A document nhttpd makes at its first opening instead of carrying it in the image (mkwww.py:
+ * large.bin): the splitmix64 stream from seed (docstore_builtin.c), into buffer. */
+struct builtin_made {
+    uint8_t *buffer; /* the document's size, in .bss */
+    uint64_t seed;
+    int done;
+};
+
 struct builtin_doc {
     const char *path; /* "/index.html" */
     const uint8_t *bytes;
     uint64_t size;
+    struct builtin_made *made; /* NULL: bytes are in the image */
 };
 
 extern const struct builtin_doc nhttpd_builtin_docs[];
