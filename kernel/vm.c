@@ -8,8 +8,15 @@
 extern uint64_t boot_pml4_phys;
 static uint64_t kernel_pml4;
 
+/* Eight stores an iteration rather than memset's rep stosq: TCG runs each rep iteration as a
+ * pass of its own through the translated block, and an application's .bss is all zeroed here
+ * at its load (nhttpd's 27 MB; issue 16's boot time). */
 void frame_zero(uint64_t pa, uint64_t n) {
-    memset(P2V(pa), 0, n * PAGE_SIZE);
+    uint64_t *q = P2V(pa), *end = q + n * PAGE_SIZE / sizeof *q;
+    for (; q < end; q += 8) {
+        q[0] = 0, q[1] = 0, q[2] = 0, q[3] = 0;
+        q[4] = 0, q[5] = 0, q[6] = 0, q[7] = 0;
+    }
 }
 
 _Noreturn void frame_bug(const char *what, uint64_t pa) {
