@@ -60,12 +60,13 @@ def _run(args, what):
 def boot_commands(kernel, kernel_cmdline, modules):
     """GRUB's commands that boot kernel (its path in the image) with kernel_cmdline and the
     modules [(path in the image, cmdline)], one per line (the embedded configuration)."""
-    lines = ["insmod multiboot2", f"multiboot2 {kernel} {kernel_cmdline}".rstrip()]
-    for path, cmdline in modules:
+    lines = []
+    for command, path, cmdline in [("multiboot2", kernel, kernel_cmdline)] + \
+            [("module2", path, cmdline) for path, cmdline in modules]:
         if "\n" in cmdline or "\r" in cmdline:
-            raise ValueError(f"module {path}: a command line is one line: {cmdline!r}")
-        lines.append(f"module2 {path} {cmdline}".rstrip())
-    return lines + ["boot"]
+            raise ValueError(f"{path}: a command line is one line: {cmdline!r}")
+        lines.append(f"{command} {path} {cmdline}".rstrip())
+    return ["insmod multiboot2"] + lines + ["boot"]
 
 
 def make_iso(kernel, modules, output, kernel_cmdline=""):

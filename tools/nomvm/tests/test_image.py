@@ -37,3 +37,5 @@ def test_a_command_line_of_two_lines_is_refused(tmp_path):
     """A newline would end GRUB's command there and run the rest as a command of its own."""
     with pytest.raises(ValueError, match="one line"):
         make_iso(KERNEL, [(KERNEL, "app\nboot")], str(tmp_path / "c.iso"))
+    with pytest.raises(ValueError, match="one line"):
+        make_iso(KERNEL, [], str(tmp_path / "d.iso"), kernel_cmdline="exit-when-idle\nboot")
