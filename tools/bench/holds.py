@@ -146,10 +146,11 @@ def summary(before, after):
     return out
 
 
-def measure(w_us, phase, seconds, accel, workdir, cost_model):
+def measure(w_us, phase, seconds, accel, workdir, cost_model, pin_vcpu=False):
     prepare()
     driver = NomBenchDriver(accel)
     driver.kvmcost_name = cost_model
+    driver.pin_vcpu = pin_vcpu
     variant = {"name": f"w={w_us}", "w_us": w_us}
     try:
         info = driver.start(APP, variant, workdir)
@@ -166,7 +167,8 @@ def measure(w_us, phase, seconds, accel, workdir, cost_model):
     row = {"w_us": w_us, "phase": phase, "ops_s": fig["ops"] / fig.get("seconds", seconds),
            "guest_clock": "dilated" if info.get("kvmcost") else "wall",
            "latency_us": fig.get("latency_us"), "holds": summary(s0, s1),
-           "counters": vmcounters.per_request(c0, c1, fig["ops"])}
+           "counters": vmcounters.per_request(c0, c1, fig["ops"]),
+           "placement": info.get("placement")}
     if h0 and h1:
         row["vcpu_host"] = {"wall_s": t1 - t0,
                             "involuntary_switches": h1["involuntary_switches"]
@@ -184,7 +186,8 @@ def show(row):
         f"{side} batches {h[side]['batches']:7d} late p50<={h[side]['p50_us_le']} "
         f"p99<={h[side]['p99_us_le']} >=W+5: {100 * (h[side]['share_ge_w_plus_5'] or 0):5.1f}%"
         for side in ("rx", "tx"))
-    print(f"W={row['w_us']:>2} ({row['guest_clock']} clock) {row['phase']:6s} "
+    pinned = " vCPU pinned" if row.get("placement") else ""
+    print(f"W={row['w_us']:>2} ({row['guest_clock']} clock{pinned}) {row['phase']:6s} "
           f"{row['ops_s']:8.0f} ops/s  {sides}" + (f"  D={d:.2f}" if d else ""), flush=True)
     host = row.get("vcpu_host")
     if host:
@@ -204,6 +207,9 @@ def main(argv=None):
     ap.add_argument("--phase", choices=("many", "single"), default="many")
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--kvmcost", choices=kvmcost.CHOICES, default="off")
+    ap.add_argument("--pin-vcpu", action="store_true", help="the vCPU thread on a host CPU of "
+                    "its own, the load and QEMU's other threads on the rest "
+                    "(tools/nomvm/placement.py)")
     ap.add_argument("--output", help="JSON of every row")
     args = ap.parse_args(argv)
     accel, reason = choose_accel()
@@ -211,7 +217,7 @@ def main(argv=None):
     rows = []
     for w in args.w:
         rows.append(measure(w, args.phase, args.seconds, accel,
-                            os.path.join(workdir, f"w{w}"), args.kvmcost))
+                            os.path.join(workdir, f"w{w}"), args.kvmcost, args.pin_vcpu))
         show(rows[-1])
     if args.output:
         write_rows(args.output, "tools/bench/holds.py", argv if argv is not None else sys.argv[1:],

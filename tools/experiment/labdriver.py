@@ -18,7 +18,7 @@ import kvmcost
 import loadgen
 import netlab
 import vmcounters
-from nomvm import Nic
+from nomvm import Nic, placement
 
 from kvmcost import dilation
 
@@ -55,10 +55,15 @@ class LabDriver(GuestDriver):
     calibration_reference = None
     # The load's client (loadgen.phase): the paper's tools, memcaslap, wrk and NPtcp.
     client = "paper"
+    # Whether the guest's vCPU thread gets a host CPU of its own, and the harness, the load
+    # generator and QEMU's other threads the rest (tools/nomvm/placement.py says why); the
+    # runner sets it (--pin-vcpu), alike for every guest. Every lab guest has one vCPU.
+    pin_vcpu = False
+    VCPUS = 1
 
     def __init__(self, accel):
         self.accel = accel
-        self.lab = self.vm = self.counters = self.kvmcost = None
+        self.lab = self.vm = self.counters = self.kvmcost = self.placement = None
         self.app = self.variant = self.workdir = None
 
     def guest_us(self, us):
@@ -89,6 +94,7 @@ class LabDriver(GuestDriver):
     # -- the protocol ----------------------------------------------------------------------------
     def start(self, app, variant, workdir, on_network=None):
         self.app, self.variant, self.workdir = app, variant, workdir
+        self.placement = self._confine_harness()
         try:
             # Calibrated before the guest boots (tools/kvmcost/dilation.py): the reference's D,
             # or the run's own without one.
@@ -119,15 +125,36 @@ class LabDriver(GuestDriver):
         # Every guest's VM is a nomvm.VM whose argv starts with the binary: the cost model's
         # QEMU replaces the stock one here, once for all guest drivers.
         self.vm.args[0] = self.counters.qemu
+        if self.vm.smp != self.VCPUS:
+            raise GuestError(f"the {self.name} VM has {self.vm.smp} vCPUs, not {self.VCPUS}")
         self.counters.start()
         self.lab.start_vm(self.vm)
         self.counters.attach(self.vm.proc.pid)
+        if self.placement:
+            try:
+                self.placement["vcpu_threads"] = placement.pin_vcpus(self.vm.proc.pid,
+                                                                     self.placement)
+            except placement.PlacementError as e:
+                raise GuestError(f"--pin-vcpu: {e}") from None
         self.wait_ready(self.vm, app)
-        info = {"accel": self.accel, "qemu_args": self.vm.args}
+        info = {"accel": self.accel, "qemu_args": self.vm.args, "placement": self.placement}
         if self.kvmcost:
             info["kvmcost"] = {k: self.kvmcost[k] for k in ("name", "cost_file", "dilation",
                                                             "calibration")}
         return info
+
+    def _confine_harness(self):
+        """Under pin_vcpu, moves the harness (and so what it starts from now on: the
+        calibration of D, the lab, QEMU, the load) off the CPU the vCPU will have; returns the
+        placement (placement.plan), or None unpinned."""
+        if not self.pin_vcpu:
+            return None
+        where = placement.plan(self.VCPUS)
+        if where is None:
+            raise GuestError(f"--pin-vcpu: {len(placement.HOST_CPUS)} host CPU(s) cannot give "
+                             f"{self.VCPUS} vCPU(s) a CPU each and keep one for the rest")
+        placement.confine_self(where["rest_cpus"])
+        return where
 
     def service_address(self):
         # Every address of the namespace: its tap (the guest's NIC 0 reaches lab.host_ip) and

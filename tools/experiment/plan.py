@@ -109,6 +109,11 @@ class Plan:
     # (load detection, exploration) take the share of a phase they would take on a hardware
     # host; with "wall" they take D times that share. The stock-QEMU pass has no D: wall.
     phase_clock: str = "wall"
+    # Whether each guest's vCPU thread runs on a host CPU of its own and everything else (the
+    # harness, the load generators, QEMU's other threads) on the rest (tools/nomvm/placement.py:
+    # the host's scheduler then never stops the guest for them, as on a KVM host with
+    # dedicated cores). False in every folder from before the option.
+    pin_vcpu: bool = False
 
     def __post_init__(self):
         if not 0 < self.change_at_s < self.duration_s:

@@ -86,6 +86,9 @@ def verdict_table(analysis, apps, basis="profit"):
 
 
 
+# Where the guests ran on the host when the plan pinned them (plan.py, Plan.pin_vcpu).
+PINNED_NOTE = ("; every guest's vCPU thread ran on a host CPU of its own, the load generators "
+               "and QEMU's other threads on the rest (tools/nomvm/placement.py)")
 # What a plan's seconds are when its phases ran in undilated time (plan.py, Plan.phase_clock).
 UNDILATED_NOTE = (" (undilated: the guest's clock under the exit-cost model, so each phase ran D "
                   "times as long on the wall; profit is valued over the plan's seconds)")
@@ -163,7 +166,8 @@ class Report:
                  f"load *many* then *single* and price {self.plan['schedule_text']} ($/Gbit, "
                  f"change at {fmt(self.plan['change_at_s'])} s); nom batching delays "
                  f"{', '.join(f'{w:g}' for w in self.plan['w_values'])} us"
-                 f"{' and adaptive' if self.plan['adaptive'] else ''}. Values are mean ± sample "
+                 f"{' and adaptive' if self.plan['adaptive'] else ''}"
+                 f"{PINNED_NOTE if self.plan.get('pin_vcpu') else ''}. Values are mean ± sample "
                  "standard deviation across runs (n = runs that measured the value). "
                  "Raw figures: `raw/`, `figures.csv`, `profit.csv`; machine: `machine.json`.", "")
         self.pass_and_cuts()

@@ -24,9 +24,9 @@ from .plan import RAW_PASS, Plan
 # free port, nor boot_estimate_s, a first guess of the progress line).
 PLAN_FIELDS = ("apps", "guests", "w_values", "adaptive", "adaptive_utilities",
                "adaptive_modes", "runs", "raw_runs", "duration_s", "change_at_s", "low_price",
-               "high_price", "kvmcost", "phase_clock")
+               "high_price", "kvmcost", "phase_clock", "pin_vcpu")
 # Fields later plans added, with the value every folder from before them had.
-PLAN_FIELD_DEFAULTS = {"phase_clock": "wall"}
+PLAN_FIELD_DEFAULTS = {"phase_clock": "wall", "pin_vcpu": False}
 
 
 class ResumeError(ValueError):

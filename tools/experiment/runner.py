@@ -19,13 +19,14 @@ from dataclasses import asdict
 
 import kvmcost
 from kvmcost import dilation
-from nomvm import choose_accel
+from nomvm import choose_accel, placement
 from priceprovider import process as provider_process
 from profit import DEFAULT_PARAMS
 import toolflags
 
 from . import calibration, drivers, kvmmodel, resume, summary
 from .driver import BuildChanged, GuestError, HostBusy, check_figures
+from .labdriver import LabDriver
 from .machine import (default_output, describe, hosts_differ, measured_sources,
                       sources_differ, utc_now)
 from . import plan as plan_module
@@ -59,6 +60,9 @@ def parse_args(argv):
                     help="the clock of --duration and --change-at under an exit-cost model: "
                          "wall (the host's) or undilated (the guest's dilated clock: phases "
                          "last D times longer on the wall; plan.py, Plan.phase_clock)")
+    ap.add_argument("--pin-vcpu", action="store_true", help="each guest's vCPU thread on a host "
+                    "CPU of its own, the harness, the load and QEMU's other threads on the rest "
+                    "(tools/nomvm/placement.py; needs 2 host CPUs or more)")
     ap.add_argument("--change-at", type=float, help="seconds until load and price change "
                     "(default: half the duration)")
     toolflags.add_w_list(ap, DEFAULT_W, what="nom's fixed batching delays (empty: none)")
@@ -109,6 +113,7 @@ def plan_of(args):
         "--runs": ("runs", args.runs),
         "--duration": ("duration_s", args.duration),
         "--phase-clock": ("phase_clock", args.phase_clock),
+        "--pin-vcpu": ("pin_vcpu", args.pin_vcpu),
         "--w": ("w_values", tuple(float(w) for w in args.w)),
         "--adaptive-modes": ("adaptive_modes",
                              tuple(m for m in args.adaptive_modes.split(",") if m)),
@@ -329,6 +334,7 @@ def run_pass(todo, p, plan, guests, res, progress, deadline=None, reference=None
     for driver in guests.values():
         driver.kvmcost_name = p.kvmcost  # LabDriver's; a MissingDriver ignores them
         driver.calibration_reference = reference
+        driver.pin_vcpu = plan.pin_vcpu
         driver.expected_elfs = elfs
     d = dilation.d_of(reference) if reference else None
     for round_ in range(BUSY_ROUNDS + 1):
@@ -461,7 +467,7 @@ def _resolve_plan(args, argv):
 # Flags that shape the plan: --resume takes the folder's plan, and checks these against it.
 PLAN_FLAGS = {"--apps", "--guests", "--runs", "--raw-runs", "--budget-hours", "--adaptive-modes",
               "--duration", "--change-at", "--w", "--no-adaptive", "--prices", "--quick",
-              "--kvmcost"}
+              "--kvmcost", "--phase-clock", "--pin-vcpu"}
 
 
 def report_only(folder, readme=None):
@@ -548,6 +554,14 @@ def main(argv=None):
                         for p, _, runs in todo}
     runnable_runs = sum(runnable_by_pass.values())
     deadline = (time.monotonic() + args.stop_after * 3600) if args.stop_after else None
+    if plan.pin_vcpu:
+        where = placement.plan(LabDriver.VCPUS)
+        if where is None:
+            print(f"run.py: --pin-vcpu: {len(placement.HOST_CPUS)} host CPU(s) cannot give a "
+                  "vCPU a CPU of its own and keep one for the rest", file=sys.stderr)
+            return 2
+        # The reference calibration of D runs where every run's will: off the vCPU's CPU.
+        placement.confine_self(where["rest_cpus"])
     references = {p.name: _reference(p, res) for p, res, _ in todo if runnable_by_pass[p.name]}
     signal.signal(signal.SIGTERM, _interrupt)
     end = "complete"

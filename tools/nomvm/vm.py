@@ -126,6 +126,7 @@ class VM:
                  qemu="qemu-system-x86_64"):
         """qemu: the QEMU binary; the stock one unless e.g. tools/kvmcost's is given."""
         self.accel, self.accel_reason = (accel, "given") if accel else choose_accel()
+        self.smp = smp
         self.workdir = workdir or tempfile.mkdtemp(prefix=f"{name}-vm-")
         self.serial_path = os.path.join(self.workdir, "serial.log")
         self.args = [qemu, "-machine", "q35", "-m", str(memory_mb),

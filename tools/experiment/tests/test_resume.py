@@ -141,6 +141,46 @@ def test_resume_refuses_another_plan_and_accepts_the_same_flags(fake, tmp_path, 
     assert len(starts(fake)) == RUNS
 
 
+def test_a_pinned_plan_pins_every_run_and_its_resume(fake, tmp_path, capsys, monkeypatch):
+    confined = []
+    monkeypatch.setattr(runner.placement, "HOST_CPUS", [0, 1])
+    monkeypatch.setattr(runner.placement, "confine_self", confined.append)
+    pinned_runs = []
+    start = FakeDriver.start
+
+    def start_pinned(self, *args, **kwargs):
+        pinned_runs.append(self.pin_vcpu)  # what run_pass told the driver
+        return start(self, *args, **kwargs)
+    monkeypatch.setattr(FakeDriver, "start", start_pinned)
+    out = str(tmp_path / "run")
+    fake.cut_at = 5
+    assert runner.main(PLAN_ARGS + ["--pin-vcpu", "--output", out]) == 130
+    assert confined == [[0]] and set(pinned_runs) == {True}
+    with open(os.path.join(out, "plan.json")) as f:
+        assert json.load(f)["pin_vcpu"] is True
+    assert "a host CPU of its own" in open(os.path.join(out, "report.md")).read()
+    fake.cut_at = None
+    assert runner.main(["--resume", out]) == 0  # the folder's plan: pinned again
+    assert confined == [[0], [0]] and set(pinned_runs) == {True}
+
+
+def test_an_unpinned_folder_is_not_resumed_pinned(fake, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(runner.placement, "confine_self", lambda cpus: None)
+    out = str(tmp_path / "run")
+    fake.cut_at = 1
+    assert runner.main(PLAN_ARGS + ["--output", out]) == 130
+    capsys.readouterr()
+    assert runner.main(PLAN_ARGS + ["--pin-vcpu", "--resume", out]) == 2
+    assert "pin_vcpu: the folder's False, not True" in capsys.readouterr().err
+
+
+def test_pinning_on_a_host_of_one_cpu_is_refused(fake, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(runner.placement, "HOST_CPUS", [0])
+    assert runner.main(PLAN_ARGS + ["--pin-vcpu", "--output", str(tmp_path / "run")]) == 2
+    assert "1 host CPU(s) cannot give a vCPU a CPU of its own" in capsys.readouterr().err
+    assert starts(fake) == []
+
+
 def test_stop_after_starts_no_run_that_would_end_too_late(fake, tmp_path, capsys):
     out = str(tmp_path / "run")
     # each session starts one run however short --stop-after is (else it would never end)
