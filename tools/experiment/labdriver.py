@@ -149,12 +149,10 @@ class LabDriver(GuestDriver):
         placement (placement.plan), or None unpinned."""
         if not self.pin_vcpu:
             return None
-        where = placement.plan(self.VCPUS)
-        if where is None:
-            raise GuestError(f"--pin-vcpu: {len(placement.HOST_CPUS)} host CPU(s) cannot give "
-                             f"{self.VCPUS} vCPU(s) a CPU each and keep one for the rest")
-        placement.confine_self(where["rest_cpus"])
-        return where
+        try:
+            return placement.confine_harness(self.VCPUS)
+        except placement.PlacementError as e:
+            raise GuestError(f"--pin-vcpu: {e}") from None
 
     def service_address(self):
         # Every address of the namespace: its tap (the guest's NIC 0 reaches lab.host_ip) and

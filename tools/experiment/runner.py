@@ -555,13 +555,12 @@ def main(argv=None):
     runnable_runs = sum(runnable_by_pass.values())
     deadline = (time.monotonic() + args.stop_after * 3600) if args.stop_after else None
     if plan.pin_vcpu:
-        where = placement.plan(LabDriver.VCPUS)
-        if where is None:
-            print(f"run.py: --pin-vcpu: {len(placement.HOST_CPUS)} host CPU(s) cannot give a "
-                  "vCPU a CPU of its own and keep one for the rest", file=sys.stderr)
-            return 2
         # The reference calibration of D runs where every run's will: off the vCPU's CPU.
-        placement.confine_self(where["rest_cpus"])
+        try:
+            placement.confine_harness(LabDriver.VCPUS)
+        except placement.PlacementError as e:
+            print(f"run.py: --pin-vcpu: {e}", file=sys.stderr)
+            return 2
     references = {p.name: _reference(p, res) for p, res, _ in todo if runnable_by_pass[p.name]}
     signal.signal(signal.SIGTERM, _interrupt)
     end = "complete"

@@ -49,6 +49,17 @@ def confine_self(cpus):
             continue  # a thread that ended meanwhile
 
 
+def confine_harness(vcpus):
+    """Plans a guest of vcpus vCPUs (plan()) and confines this process to the rest of the CPUs;
+    returns the plan. Raises PlacementError, saying why, when the host has no CPU to spare."""
+    where = plan(vcpus)
+    if where is None:
+        raise PlacementError(f"{len(HOST_CPUS)} host CPU(s) cannot give {vcpus} vCPU(s) a CPU "
+                             "each and keep one for the rest")
+    confine_self(where["rest_cpus"])
+    return where
+
+
 def vcpu_threads(pid, proc="/proc"):
     """{vCPU index: thread id} of QEMU process pid, from its threads' names."""
     found = {}

@@ -177,7 +177,7 @@ def test_an_unpinned_folder_is_not_resumed_pinned(fake, tmp_path, capsys, monkey
 def test_pinning_on_a_host_of_one_cpu_is_refused(fake, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(runner.placement, "HOST_CPUS", [0])
     assert runner.main(PLAN_ARGS + ["--pin-vcpu", "--output", str(tmp_path / "run")]) == 2
-    assert "1 host CPU(s) cannot give a vCPU a CPU of its own" in capsys.readouterr().err
+    assert "1 host CPU(s) cannot give 1 vCPU(s) a CPU each" in capsys.readouterr().err
     assert starts(fake) == []
 
 
