@@ -31,7 +31,7 @@ from bench.report import write_rows
 from experiment.labdriver import prepare
 from experiment.machine import describe
 from loadgen import apps
-from nomvm import choose_accel
+from nomvm import choose_accel, placement
 
 APP = "memcached"
 
@@ -88,7 +88,7 @@ def vcpu_sched(pid):
             base = f"/proc/{p}/task/{t}"
             try:
                 with open(f"{base}/comm") as f:
-                    if not f.read().startswith("CPU "):
+                    if placement.vcpu_index(f.read()) is None:
                         continue
                 with open(f"{base}/schedstat") as f:
                     wait_ns += int(f.read().split()[1])

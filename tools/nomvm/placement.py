@@ -22,6 +22,15 @@ import re
 import time
 
 _VCPU = re.compile(r"^CPU (\d+)/(TCG|KVM)$")
+
+
+def vcpu_index(thread_name):
+    """The vCPU index of a QEMU thread named thread_name ("CPU 1/TCG": 1), None for QEMU's
+    other threads (the one reading of the names for every tool: vmcounters/threads.py,
+    bench/holds.py)."""
+    m = _VCPU.match(thread_name.strip())
+    return int(m.group(1)) if m else None
+
 # The host CPUs this process could use when it started, before confine_self() narrowed them.
 HOST_CPUS = sorted(os.sched_getaffinity(0))
 
@@ -71,11 +80,11 @@ def vcpu_threads(pid, proc="/proc"):
     for tid in tids:
         try:
             with open(os.path.join(taskdir, tid, "comm")) as f:
-                m = _VCPU.match(f.read().strip())
+                index = vcpu_index(f.read())
         except OSError:
             continue
-        if m:
-            found[int(m.group(1))] = int(tid)
+        if index is not None:
+            found[index] = int(tid)
     return found
 
 

@@ -4,10 +4,10 @@ QEMU names its vCPU threads "CPU N/TCG" or "CPU N/KVM"; their CPU time over wall
 share of a host core the guest used (1.0: a vCPU that never idled).
 """
 import os
-import re
 import time
 
-_VCPU = re.compile(r"^CPU \d+/(TCG|KVM)$")
+from nomvm.placement import vcpu_index
+
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
@@ -34,7 +34,7 @@ def sample_vcpu_threads(pid, proc="/proc"):
                 name, ticks = read_task_stat(f.read())
         except (OSError, ValueError, IndexError):
             continue
-        if _VCPU.match(name):
+        if vcpu_index(name) is not None:
             threads[name] = ticks
     return {"mono_ns": time.monotonic_ns(), "threads": threads}
 
