@@ -298,7 +298,7 @@ class Analysis:
 
     def nom_variant(self, app):
         """The nom variant that stands for nom in the OS comparison: adaptive with its offline
-        profile if it ran, else adaptive online (NetPIPE has no offline profile), else the
+        profile if it ran, else adaptive online (a run of online cells only), else the
         best-throughput fixed W (said so in the report)."""
         for mode in ADAPTIVE_MODES:  # offline-profile first
             variant = adaptive_variant("penalty", mode)["name"]

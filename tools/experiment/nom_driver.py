@@ -63,8 +63,6 @@ ALL_ENDED = r"nom: all applications ended"  # the kernel's last word when nothin
 # libnom/src/profit/README.md "Online mode").
 ADAPTIVE_MODE_ARGS = {"offline-profile": [], "online": ["--adapt-mode=online"]}
 NOT_WIRED = "nom's controller has no {} mode yet (issue 12; nom_driver.ADAPTIVE_MODE_ARGS)"
-NO_NETPIPE_PROFILE = ("NetPIPE has no offline profile: its controller learns online only "
-                      "(apps/netpipe/README.md)")
 
 
 class NomDriver(LabDriver):
@@ -83,8 +81,6 @@ class NomDriver(LabDriver):
         mode = variant.get("mode", "offline-profile")
         if variant["name"].startswith("adaptive") and mode not in ADAPTIVE_MODE_ARGS:
             return NOT_WIRED.format(mode)
-        if variant["name"].startswith("adaptive") and app == "netpipe" and mode != "online":
-            return NO_NETPIPE_PROFILE
         if variant["name"].startswith("adaptive") and not os.path.isfile(PRICED):
             return ("adaptive nom needs priced to see the price, and priced is not built "
                     f"({os.path.relpath(PRICED, TOP)})")

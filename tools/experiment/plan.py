@@ -27,10 +27,8 @@ DEFAULT_W = (0, 10, 20, 30, 40)
 GUEST_VARIANTS = {("linux", "nhttpd"): ("default", "nginx")}
 # nom adaptive adapts for one utility function (libnom's controller, --utility=): "adaptive" for penalty,
 # "adaptive-KIND" for the others, so that each utility's profit is that of a run maximizing it
-# (paper 6.5). NetPIPE has no offline profile (apps/netpipe/README.md): its controller learns
-# online only, so it has no "offline-profile" cell.
+# (paper 6.5).
 ADAPTIVE_UTILITIES = ("penalty", "refund", "bonus")
-APPS_WITHOUT_PROFILE = ("netpipe",)
 # How the controller knows W's effect (issue 12): "offline-profile" reads the profile measured
 # by tools/profile (the paper's way); "online" learns it at run time. Each is a run of its own;
 # a new mode is one more name here (and its arguments in nom_driver.ADAPTIVE_MODE_ARGS).
@@ -114,13 +112,18 @@ class Plan:
     # the host's scheduler then never stops the guest for them, as on a KVM host with
     # dedicated cores). False in every folder from before the option.
     pin_vcpu: bool = False
+    # Applications whose nom build had no offline profile, so no "offline-profile" cells:
+    # ("netpipe",) in every folder from before NetPIPE's (apps/netpipe/profile/), none since.
+    # Kept in plan.json so that an older folder's plan (resume, its report's missing runs)
+    # stays the one it ran.
+    apps_without_profile: tuple = ()
 
     def __post_init__(self):
         if not 0 < self.change_at_s < self.duration_s:
             raise ValueError("the change must fall inside the run (0 < change_at < duration)")
         if self.runs < 1 or self.raw_runs < 0:
             raise ValueError("runs must be >= 1 and raw runs >= 0")
-        for a in self.apps:
+        for a in self.apps + self.apps_without_profile:
             if a not in APPS:
                 raise ValueError(f"unknown application {a!r} (one of {', '.join(APPS)})")
         for g in self.guests:
@@ -162,7 +165,7 @@ class Plan:
                     continue
                 if self.adaptive:
                     modes = [m for m in self.adaptive_modes
-                             if m == "online" or app not in APPS_WITHOUT_PROFILE]
+                             if m == "online" or app not in self.apps_without_profile]
                     out.extend(Cell(app, guest, adaptive_variant(k, m))
                                for m in modes for k in self.adaptive_utilities)
                 for w in self.w_values:

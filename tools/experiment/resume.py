@@ -25,8 +25,10 @@ from .plan import RAW_PASS, Plan
 PLAN_FIELDS = ("apps", "guests", "w_values", "adaptive", "adaptive_utilities",
                "adaptive_modes", "runs", "raw_runs", "duration_s", "change_at_s", "low_price",
                "high_price", "kvmcost", "phase_clock", "pin_vcpu")
-# Fields later plans added, with the value every folder from before them had.
-PLAN_FIELD_DEFAULTS = {"phase_clock": "wall", "pin_vcpu": False}
+# Fields later plans added, with the value every folder from before them had
+# (apps_without_profile is not a flag, so not in PLAN_FIELDS: a folder keeps its own).
+PLAN_FIELD_DEFAULTS = {"phase_clock": "wall", "pin_vcpu": False,
+                       "apps_without_profile": ("netpipe",)}
 
 
 class ResumeError(ValueError):
@@ -36,8 +38,8 @@ class ResumeError(ValueError):
 def plan_from_json(stored):
     """The Plan a plan.json describes (its main pass's; JSON lists back to tuples)."""
     names = {f.name for f in dataclasses.fields(Plan)}
-    fields = {k: tuple(v) if isinstance(v, list) else v for k, v in stored.items()
-              if k in names}
+    fields = {k: tuple(v) if isinstance(v, list) else v
+              for k, v in dict(PLAN_FIELD_DEFAULTS, **stored).items() if k in names}
     return Plan(**fields)
 
 

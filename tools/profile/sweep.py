@@ -2,8 +2,12 @@
 W (the application's --batching-delay=W), then the load classes "many" and "single" one after
 the other, each after a warm-up; throughput T is the guest's outbound traffic counted on its
 tap (what the provider bills, tools/profit's unit), latency and jitter are the load client's
-per-request mean and standard deviation. The guest, the lab and the load are the experiment's
-own (tools/experiment NomDriver: the same namespace, tap, nomload client and warm-up), so a
+per-request mean and standard deviation. NetPIPE's loads are the experiment's: "many" streams
+32 KiB messages (latency: NPtcp's mean time per message, no jitter), "single" is ping-pong of
+1 KiB messages (latency: the best trial's round trip, no jitter); the jitter it has none of is
+written as 0. The guest, the lab and the load are the experiment's
+own (tools/experiment NomDriver: the same namespace, tap, the paper's load tools memcaslap, wrk
+and NPtcp (loadgen.phase), and warm-up), so a
 profile describes exactly what the experiment will measure.
 
     python3 tools/profile/sweep.py --app nhttpd --w 0,10,20,30,40 --seconds 10 \\
@@ -69,6 +73,13 @@ def median_point(points):
     return dict(w_us=points[0]["w_us"], **med)
 
 
+def program_name(app):
+    """The name the application's controller knows itself by (its argv[0], the ELF's name
+    without .elf: NetPIPE's is NPtcp): nom_learn_seed_profile seeds the online learner only
+    from a profile whose "app" is that name."""
+    return os.path.basename(APPS[app][0]).removesuffix(".elf")
+
+
 def sweep(app, w_values, seconds, workdir, repeat=1, log=print, kvmcost="off"):
     """Rounds of every W in turn (interleaved, so a drift of the machine spreads over every W
     alike); each point is the median of its rounds. kvmcost: the exit-cost model
@@ -88,7 +99,7 @@ def sweep(app, w_values, seconds, workdir, repeat=1, log=print, kvmcost="off"):
                     f"{p['ops_per_s']:.0f} ops/s {p['t_gbps'] * 1e3:.3f} Mbit/s, "
                     f"latency {p['latency_us']:.0f} us jitter {p['jitter_us']:.0f} us")
     load.append(os.getloadavg()[0])
-    return {"app": app, "accel": accel, "accel_reason": reason,
+    return {"app": program_name(app), "accel": accel, "accel_reason": reason,
             "machine": machine.describe(accel, reason),
             "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "host_load_average_start_end": load,
@@ -99,7 +110,7 @@ def sweep(app, w_values, seconds, workdir, repeat=1, log=print, kvmcost="off"):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--app", required=True, choices=sorted(a for a in APPS if a != "netpipe"))
+    ap.add_argument("--app", required=True, choices=sorted(APPS))
     toolflags.add_w_list(ap, DEFAULT_W)
     ap.add_argument("--seconds", type=float, default=10.0, help="per class and W (10)")
     ap.add_argument("--repeat", type=int, default=1, help="rounds over every W; points are "

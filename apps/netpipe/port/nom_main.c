@@ -12,9 +12,10 @@
  * "NPtcp: receiver K: run N ended, status S".
  *
  * Unless the command line fixes W (--batching-delay=US), the profit-maximizing controller runs
- * (nom/adapt.h: --utility=, --adapt, --adapt-mode= leave argv there). NetPIPE has no offline
- * profile (tools/profile measures request/response loads), so it learns W online from its own
- * throughput and round trips (libnom/src/profit/README.md, "Online mode"). */
+ * (nom/adapt.h: --utility=, --adapt, --adapt-mode= leave argv there) with NetPIPE's offline
+ * profile (profile/profile.json, measured by tools/profile/sweep.py --app netpipe: streaming as
+ * "many", ping-pong as "single"), or learns W online from its own throughput and round trips,
+ * seeded from that profile (--adapt-mode=online, libnom/src/profit/README.md). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -91,7 +92,7 @@ int main(int argc, char **argv)
     /* The static variants: W fixed by --batching-delay=US, which the stack took (nom/net.h). */
     const struct nom_adapt_stack *stack = nom_adapt_stack();
     int fixed_w = stack && stack->fixed_batching_delay_us && stack->fixed_batching_delay_us() >= 0;
-    if (!fixed_w && (rc = nom_adapt_start(&argc, argv, NULL)) != 0) {
+    if (!fixed_w && (rc = nom_adapt_start(&argc, argv, &nom_adapt_profile)) != 0) {
         np_say("NPtcp: the controller did not start: %s\n", strerror(-rc));
         return rc == -EINVAL ? EX_USAGE : EX_OSERR;
     }

@@ -7,10 +7,13 @@ import re
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
+from choices import best
 from loadgen.parsers import parse_nptcp_stdout
+from profile_data import kvm_equivalent, load_profile
 
 pytestmark = pytest.mark.boot
 
@@ -75,6 +78,20 @@ def test_streaming_survives_a_killed_transmitter(netpipe):
     assert rows[0]["bytes"] == 1 and rows[-1]["bytes"] > 32768
 
 
+def test_the_controller_starts_from_netpipe_s_profile(boot_nptcp):
+    """Without --adapt-mode the controller reads NetPIPE's offline profile (profile/
+    profile.json, as cgen.py turned it into the C table): at start, idle, the load is "single"
+    and W is the profile's best "single" W at the price it saw, the one tools/profile's
+    choices.py picks (its Python utility functions against libnom's C)."""
+    log = boot_nptcp(["NPtcp --nic=1 --ip=10.0.2.15/24 -P 5002 -Z"]).log
+    m = re.search(r"adapt: W=(\d+) us \(start: load single, .*price (\d+) u\$/Gbit, "
+                  r"adaptive penalty", log)
+    assert m, log
+    profile = kvm_equivalent(load_profile(Path(__file__).parents[1] / "profile" / "profile.json"))
+    point, _ = best(profile["classes"]["single"], "penalty", int(m.group(2)) / 1e6)
+    assert int(m.group(1)) == point["w_us"], log
+
+
 def test_wrong_options_end_with_a_clear_error(boot_nptcp):
     """Three applications, each on a NIC of its own: an option NetPIPE does not know, an empty
     receiver set, a malformed address. Each ends at once with its message, --repeat or not."""
@@ -102,11 +119,12 @@ def test_quiet_drops_netpipe_output_not_nom_lines(boot_nptcp):
 
 
 def test_the_controller_learns_w_while_netpipe_serves(netpipe):
-    """NetPIPE has no offline profile, so its controller learns W online (nom/adapt.h, no
-    profile: online mode): it says so at start and, once ping-pong traffic has filled a window
-    of its own counters, explores another W within its budget (libnom/src/profit/README.md)."""
-    netpipe.vm.wait_for(r"learn: no offline profile: learning online from scratch", 60)
+    """With --adapt-mode=online the controller learns W while NetPIPE serves, its learner
+    seeded from NetPIPE's profile (a profile it cannot use would be said on the console, then
+    it learns from scratch): once ping-pong traffic has filled a window of its own counters,
+    it explores another W within its budget (libnom/src/profit/README.md)."""
     netpipe.vm.wait_for(r"adapt: W=\d+ us \(start online: load single", 60)
+    assert "learning online from scratch" not in netpipe.vm.log(), netpipe.vm.tail()
     completed(netpipe.transmit("pingpong"))
     m = netpipe.vm.wait_for(r"adapt: W=(\d+) us \((?:explore|learn): load \w+", 60)
     print(f"\nNPtcp's controller moved W to {m.group(1)} us while serving")

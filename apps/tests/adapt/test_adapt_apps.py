@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from choices import best
 from nomvm import Guest, hostcases
 from profile_data import kvm_equivalent, load_profile
-from profit.utility import utility
 
 pytestmark = pytest.mark.boot
 
@@ -28,12 +28,8 @@ MEMCACHED = BUILD / "apps" / "memcached" / "memcached.elf"
 def profile_choice(app, cls, price, kind):
     """(W, U) the Python picks from the committed profile: the best W, the lowest among equals."""
     prof = kvm_equivalent(load_profile(TOP / "apps" / app / "profile" / "profile.json"))
-    best = None
-    for p in prof["classes"][cls]:
-        u = utility(kind, p["t_gbps"], p["latency_us"], p["jitter_us"], price)
-        if best is None or u > best[1]:
-            best = (p["w_us"], u)
-    return best
+    point, u = best(prof["classes"][cls], kind, price)
+    return point["w_us"], u
 
 
 @pytest.fixture(scope="module")

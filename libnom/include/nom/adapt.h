@@ -250,7 +250,7 @@ const struct nom_adapt_stack *nom_adapt_stack(void);
 
 /* Takes the options above out of argv (updating *argc), checks prof, subscribes to price
  * notifications, applies the first decision (or the fixed W) and starts sampling. prof NULL
- * (an application without a profile, NetPIPE) makes online the default mode; profile mode
+ * (an application without a profile) makes online the default mode; profile mode
  * and a fixed W refuse to start without one. Prints
  * "adapt: ..." lines on the console. Returns 0, or -EINVAL (malformed option, bad profile:
  * the reason is printed), -ENODEV (no stack registered, or it refused W), -EALREADY. */

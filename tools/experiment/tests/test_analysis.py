@@ -127,8 +127,8 @@ def test_a_phase_that_served_nothing_earns_nothing_and_has_no_latency():
 
 
 def test_nom_stands_as_its_online_adaptive_when_no_offline_profile_ran():
-    # NetPIPE has no offline profile: its only adaptive runs are online ones, and they (not the
-    # best fixed W) are nom in the comparison; profit maps to the run adapted for the utility.
+    # A run of online cells only (--adaptive-modes online): its adaptive runs are online ones,
+    # and they (not the best fixed W) are nom in the comparison; profit maps to the run adapted for the utility.
     many, single = fig(1, 60, 7.5e9, 400, 0), fig(1, 60, 3.75e9, 100, 0)
     online = record("nom", {"name": "adaptive-online", "utility": "penalty", "mode": "online"},
                     1, many, single)
