@@ -30,18 +30,41 @@ static unsigned active_conns(void)
     return n;
 }
 
-/* Requests in flight now (nom/adapt.h): established connections holding received data the
+/* The most requests in flight one connection counts for: twice the count that votes "many"
+ * (nom/adapt.h), so a stream alone votes "many" and its thousands of segments between two
+ * answers do not swamp the figure the controller reports. */
+#define CONN_IN_FLIGHT_MAX (2 * NOM_ADAPT_MANY_CONNS)
+
+/* Requests in flight on one established connection: 1 if it holds received data the
  * application has not read (lwIP shrinks rcv_wnd by what it queues and tcp_recved gives it
- * back as the application reads), or an answer queued, sent and not acknowledged. A single
- * user has at most one; an idle open connection has none. */
+ * back as the application reads) or an answer queued, sent and not acknowledged; on an
+ * accepted connection, if more, the whole receive windows received since the application
+ * last answered (sock.h's rx_unanswered). A client waiting for each answer (a single user,
+ * each of many users, NetPIPE's ping-pong, even of 64 KiB messages) has at most one out;
+ * one that streams (NetPIPE's streaming: megabytes between two answers) has many. Windows,
+ * not segments: a request of 45 segments is still one request. The socket is alive while
+ * the pcb names it (tcpsock_release_pcb clears the pcb's arg first). */
+static unsigned conn_in_flight(const struct tcp_pcb *pcb)
+{
+    const struct nomsock *s = pcb->callback_arg;
+    unsigned n = pcb->rcv_wnd < TCP_WND_MAX(pcb) || pcb->unsent != NULL || pcb->unacked != NULL;
+    if (s != NULL && s->accepted) {
+        uint32_t windows = s->rx_unanswered / TCP_WND_MAX(pcb);
+        if (windows > n)
+            n = windows < CONN_IN_FLIGHT_MAX ? (unsigned)windows : CONN_IN_FLIGHT_MAX;
+    }
+    return n;
+}
+
+/* Requests in flight now (nom/adapt.h), over every established connection. An idle open
+ * connection has none. */
 static unsigned requests_in_flight(void)
 {
     unsigned n = 0;
     nom_preempt_disable();
     for (const struct tcp_pcb *pcb = tcp_active_pcbs; pcb != NULL; pcb = pcb->next) {
-        if (pcb->state == ESTABLISHED && (pcb->rcv_wnd < TCP_WND_MAX(pcb) ||
-                                          pcb->unsent != NULL || pcb->unacked != NULL))
-            n++;
+        if (pcb->state == ESTABLISHED)
+            n += conn_in_flight(pcb);
     }
     nom_preempt_enable();
     return n;

@@ -97,6 +97,10 @@ struct nomsock {
     /* TCP, accepted: the nom_tsc() at which the request being served arrived (its first
      * segment while none was open), 0: none open (sock_tcp.c, "Residence"). */
     uint64_t request_tsc;
+    /* TCP, accepted: bytes received since the application last sent on it, saturating
+     * (adapt_stack.c counts each receive window's worth as a request in flight: a client
+     * that streams has that many out). */
+    uint32_t rx_unanswered;
 };
 
 extern const struct nom_file_ops nomsock_ops;

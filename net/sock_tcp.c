@@ -105,6 +105,8 @@ static err_t tcpsock_on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err
         for (s->rx_tail = p; s->rx_tail->next != NULL; s->rx_tail = s->rx_tail->next)
             ;
         request_arrived(s);
+        s->rx_unanswered = s->rx_unanswered + p->tot_len < s->rx_unanswered
+                               ? UINT32_MAX : s->rx_unanswered + p->tot_len;
     }
     nomsock_changed(s);
     return ERR_OK;
@@ -317,6 +319,8 @@ ssize_t tcpsock_send_nb(struct nomsock *s, const void *buf, size_t n, int more)
     }
     if (!more || sent < n)
         tcp_output(pcb);
+    if (sent > 0)
+        s->rx_unanswered = 0;
     if (!more && sent == n && n > 0)
         request_answered(s);
     s->notified = nomsock_readiness(s);

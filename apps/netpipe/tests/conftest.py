@@ -93,9 +93,10 @@ def netpipe(tmp_path_factory):
     from nomvm import VM, Nic, make_iso
     work = tmp_path_factory.mktemp("netpipe-vm")
     # The controller learns W online (seeded from NetPIPE's profile): test_netpipe.py watches
-    # it explore; the profile mode's start has a boot of its own there.
+    # it explore and, through --adapt-trace's line per sample, the load class it detects;
+    # the profile mode's start has a boot of its own there.
     words = ["NPtcp", f"--ip={netlab.GUEST_IP}/{netlab.PREFIX_LEN}", "--repeat",
-             "--adapt-mode=online"]
+             "--adapt-mode=online", "--adapt-trace"]
     for _, options in RECEIVERS.values():
         words += [*options, "--and"]
     words.pop()

@@ -78,6 +78,35 @@ def test_streaming_survives_a_killed_transmitter(netpipe):
     assert rows[0]["bytes"] == 1 and rows[-1]["bytes"] > 32768
 
 
+def classes_from(netpipe, start):
+    """The load classes of --adapt-trace's lines (one per sample) after log offset start."""
+    return re.findall(r"adapt-load: .* class=(\w+)", netpipe.vm.log()[start:])
+
+
+def classes_during(netpipe, name):
+    """The load classes the samples report while the host's NPtcp runs receiver `name`'s
+    session to its end, started once an idle sample has said "single" (an earlier test's
+    stream may have left the class at "many", and its votes take a second to turn)."""
+    start, deadline = len(netpipe.vm.log()), time.monotonic() + 60
+    while classes_from(netpipe, start)[-1:] != ["single"]:
+        assert time.monotonic() < deadline, netpipe.vm.tail()
+        time.sleep(0.2)
+    start = len(netpipe.vm.log())
+    completed(netpipe.transmit(name))
+    return classes_from(netpipe, start)
+
+
+def test_the_load_class_is_single_for_ping_pong_and_many_for_a_stream(netpipe):
+    """One connection either way: ping-pong waits for each answer (one request in flight),
+    streaming sends message after message without one (net/adapt_stack.c counts what it sent
+    since the last answer), so the detector votes "single", then "many" (nom/adapt.h)."""
+    pingpong = classes_during(netpipe, "pingpong-sweep")
+    stream = classes_during(netpipe, "stream-sweep")
+    print(f"\nclasses per sample: ping-pong {pingpong}, stream {stream}")
+    assert pingpong and set(pingpong) == {"single"}, netpipe.vm.tail()
+    assert "many" in stream, netpipe.vm.tail()
+
+
 def test_the_controller_starts_from_netpipe_s_profile(boot_nptcp):
     """Without --adapt-mode the controller reads NetPIPE's offline profile (profile/
     profile.json, as cgen.py turned it into the C table): at start, idle, the load is "single"

@@ -27,15 +27,18 @@
  * measured from what the stack sees, never told. Every NOM_ADAPT_SNAPSHOT_MS the controller
  * asks the stack how many requests are in flight now (struct nom_adapt_stack's
  * requests_in_flight: connections holding a request the application has not read yet or an
- * answer not yet sent or acknowledged); the mean over a NOM_ADAPT_SAMPLE_MS window is the
+ * answer not yet sent or acknowledged, and on a connection whose client sends without waiting
+ * for answers (a stream) each receive window's worth it sent since the last answer, capped
+ * at twice NOM_ADAPT_MANY_CONNS: net/adapt_stack.c); the mean over a NOM_ADAPT_SAMPLE_MS window is the
  * window's concurrency (nom/learn.h's nom_load_concurrency; a stack without the count gives
  * its active connections instead). A window of at least NOM_ADAPT_MANY_CONNS votes "many",
  * one of at most NOM_ADAPT_SINGLE_CONNS votes "single" (an idle server too: the next request
  * it gets is a lone one, and W for latency serves it best), anything between votes for no
  * change; the class changes after NOM_ADAPT_VOTES consecutive votes for the other class. Why
- * requests in flight and not connections: a single user never has two requests out at once,
- * however many connections it holds open or opens one after another, while many users keep
- * many exchanges open; and the count has no memory, so "many" -> "single" is seen at the next
+ * requests in flight and not connections: a single user waiting for answers never has two
+ * requests out at once, however many connections it holds open or opens one after another,
+ * while many users keep many exchanges open (and one stream keeps many messages out); and
+ * the count has no memory, so "many" -> "single" is seen at the next
  * votes instead of after the connections' activity timer (1 s) runs out. The dead band and
  * the consecutive votes keep a burst or a lull from flapping W.
  *
@@ -223,8 +226,9 @@ struct nom_adapt_stack {
      * fails. */
     unsigned (*active_conns)(void);
     /* Requests in flight now ("Load class" above): connections in ESTABLISHED holding received
-     * data the application has not read, or an answer not yet sent or not yet acknowledged.
-     * NULL: the stack cannot tell (the active connections stand in). Never fails. */
+     * data the application has not read, or an answer not yet sent or not yet acknowledged,
+     * a streaming client's connection for each receive window it sent since the last answer
+     * (capped). NULL: the stack cannot tell (the active connections stand in). Never fails. */
     unsigned (*requests_in_flight)(void);
     /* Sets the batching delay W (paper 3.6) to us: 0, -EINVAL (above what the stack takes),
      * -ENODEV (the stack is not running). */
