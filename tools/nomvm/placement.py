@@ -31,6 +31,7 @@ def vcpu_index(thread_name):
     m = _VCPU.match(thread_name.strip())
     return int(m.group(1)) if m else None
 
+
 # The host CPUs this process could use when it started, before confine_self() narrowed them.
 HOST_CPUS = sorted(os.sched_getaffinity(0))
 

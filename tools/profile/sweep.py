@@ -3,12 +3,11 @@ W (the application's --batching-delay=W), then the load classes "many" and "sing
 the other, each after a warm-up; throughput T is the guest's outbound traffic counted on its
 tap (what the provider bills, tools/profit's unit), latency and jitter are the load client's
 per-request mean and standard deviation. NetPIPE's loads are the experiment's: "many" streams
-32 KiB messages (latency: NPtcp's mean time per message, no jitter), "single" is ping-pong of
-1 KiB messages (latency: the best trial's round trip, no jitter); the jitter it has none of is
-written as 0. The guest, the lab and the load are the experiment's
-own (tools/experiment NomDriver: the same namespace, tap, the paper's load tools memcaslap, wrk
-and NPtcp (loadgen.phase), and warm-up), so a
-profile describes exactly what the experiment will measure.
+32 KiB messages (latency: NPtcp's mean time per message), "single" is ping-pong of 1 KiB
+messages (latency: the best trial's round trip); NPtcp gives no jitter, written as 0. The
+guest, the lab and the load are the experiment's own (tools/experiment NomDriver: the same
+namespace, tap, the paper's load tools memcaslap, wrk and NPtcp (loadgen.phase), and
+warm-up), so a profile describes exactly what the experiment will measure.
 
     python3 tools/profile/sweep.py --app nhttpd --w 0,10,20,30,40 --seconds 10 \\
         --output apps/nhttpd/profile/profile.json
