@@ -105,8 +105,9 @@ static err_t tcpsock_on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err
         for (s->rx_tail = p; s->rx_tail->next != NULL; s->rx_tail = s->rx_tail->next)
             ;
         request_arrived(s);
-        s->rx_unanswered = s->rx_unanswered + p->tot_len < s->rx_unanswered
-                               ? UINT32_MAX : s->rx_unanswered + p->tot_len;
+        /* saturating: a peer that only sends stays "many" (adapt_stack.c caps it anyway) */
+        if (__builtin_add_overflow(s->rx_unanswered, p->tot_len, &s->rx_unanswered))
+            s->rx_unanswered = UINT32_MAX;
     }
     nomsock_changed(s);
     return ERR_OK;
