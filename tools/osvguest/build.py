@@ -275,19 +275,39 @@ def _binary_version(image):
 
 
 def build_info(src, built):
-    """What BUILD-INFO.json records: the tree's commits, packages, per-image details."""
+    """What BUILD-INFO.json records: the tree's commits, packages, per-image details. The
+    top level describes this build; each image also names the OSv commit and patches it was
+    built with, since an image kept from an earlier build (merge_build_info) may predate a
+    patch: memcached's and nginx's images of 2026-11-27 18:50 did, under a top level that named
+    the TIME_WAIT patch their netpipe neighbour was rebuilt for at 23:44."""
+    tree = {"osv_commit": git_head(src),
+            "patches": {os.path.basename(p): sha256(p) for p in patches()}}
     return {
-        "osv_commit": git_head(src),
-        "patches": {os.path.basename(p): sha256(p) for p in patches()},
+        **tree,
         "submodules": {path: git_head(os.path.join(src, path)) for _, path, _ in SUBMODULES},
         "gcc": package_version("gcc-12") or package_version("gcc"),
         "packages": {p: package_version(p) for p in images.BUILD_PACKAGES},
         "images": {i.name: {"file": os.path.basename(path), "sha256": sha256(path),
                             "binary": i.binary, "package": owning_package(i.binary),
                             "version": _binary_version(i),
-                            "cmdline": images.guest_cmdline(i)}
+                            "cmdline": images.guest_cmdline(i), **tree}
                    for i, path in built},
     }
+
+
+def merge_build_info(info, info_path):
+    """Writes info to info_path, keeping the records of images an earlier build left there and
+    this one did not rebuild (a record from before per-image trees says "patches": null:
+    unknown)."""
+    if os.path.exists(info_path):
+        with open(info_path) as f:
+            kept = json.load(f).get("images", {})
+        for record in kept.values():
+            record.setdefault("osv_commit", None)
+            record.setdefault("patches", None)
+        info["images"] = {**kept, **info["images"]}
+    with open(info_path, "w") as f:
+        json.dump(info, f, indent=1, sort_keys=True)
 
 
 def main(argv=None):
@@ -338,13 +358,7 @@ def main(argv=None):
                           progress)
             built.append((image, collect_image(src, image, args.out)))
             progress.say(f"{image.name}: {built[-1][1]}")
-        info_path = os.path.join(args.out, "BUILD-INFO.json")
-        info = build_info(src, built)
-        if os.path.exists(info_path):  # images not rebuilt this time keep their records
-            with open(info_path) as f:
-                info["images"] = {**json.load(f).get("images", {}), **info["images"]}
-        with open(info_path, "w") as f:
-            json.dump(info, f, indent=1, sort_keys=True)
+        merge_build_info(build_info(src, built), os.path.join(args.out, "BUILD-INFO.json"))
         progress.say(f"done: {len(built)} images in {args.out}")
     except BuildError as e:
         progress.say(f"FAILED: {e}")

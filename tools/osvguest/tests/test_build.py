@@ -1,5 +1,6 @@
 """Does the OSv builder write modules, manifests and commands that make the images the
 comparison needs, and select the right Debian packages? (Pure parts: no OSv build runs here.)"""
+import json
 import os
 import shlex
 
@@ -152,3 +153,21 @@ def test_every_patch_is_named_in_the_patches_readme():
     names = [os.path.basename(p) for p in build.patches()]
     readme = open(os.path.join(build.PATCHES, "README.md")).read()
     assert names and all(f"`{n}`" in readme for n in names)
+
+
+def test_an_image_kept_from_an_earlier_build_keeps_its_own_tree_not_the_new_builds(tmp_path):
+    """build.merge_build_info: a rebuilt image records the tree and patches it was built with;
+    an image the build did not rebuild keeps its record, and one from before per-image trees
+    says its patches are unknown rather than inheriting the new build's."""
+    path = tmp_path / "BUILD-INFO.json"
+    path.write_text(json.dumps({"patches": {}, "images": {
+        "memcached": {"file": "memcached.qcow2", "sha256": "old"},
+        "netpipe": {"file": "netpipe.qcow2", "sha256": "older"}}}))
+    tree = {"osv_commit": "abc", "patches": {"tcp.patch": "123"}}
+    build.merge_build_info({**tree, "images": {
+        "netpipe": {"file": "netpipe.qcow2", "sha256": "new", **tree}}}, str(path))
+    info = json.loads(path.read_text())
+    assert info["patches"] == {"tcp.patch": "123"}
+    assert info["images"]["netpipe"] == {"file": "netpipe.qcow2", "sha256": "new", **tree}
+    assert info["images"]["memcached"] == {"file": "memcached.qcow2", "sha256": "old",
+                                           "osv_commit": None, "patches": None}
