@@ -165,11 +165,16 @@ def clone(dest, url_template, progress):
             raise BuildError(f"{' '.join(cmd)} failed")
 
 
+def make_command(image):
+    """The make command that builds image's binary from its Makefile folder (make_dir)."""
+    return ["make", "-C", image.make_dir, f"TOP={TOP}", f"BUILD={BUILD}"]
+
+
 def make_binary(image, progress):
     """Builds image's binary with its Makefile (make_dir) when it has one (nom's NPtcp)."""
     if not image.make_dir:
         return
-    cmd = ["make", "-C", image.make_dir, f"TOP={TOP}", f"BUILD={BUILD}"]
+    cmd = make_command(image)
     progress.say(f"{image.name}: {' '.join(cmd)}")
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0 or not os.path.isfile(image.binary):

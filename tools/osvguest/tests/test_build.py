@@ -178,9 +178,7 @@ def test_osvs_nptcp_compiles_against_the_stubs_of_nom_main_cs_current_interface(
     # nom_main.c is nom's NetPIPE front end; the OSv image compiles it against stubs/ (no
     # controller, no profile). A change to what nom_main.c calls must reach the stubs, or the
     # OSv image stops building (5d9a47a's nom_adapt_profile did, unseen where OSv is not built).
-    image = images.IMAGES["netpipe"]
-    cmd = ["make", "-s", "-C", image.make_dir, f"TOP={build.TOP}", f"BUILD={build.BUILD}",
-           f"OUT={tmp_path}"]
+    cmd = build.make_command(images.IMAGES["netpipe"]) + ["-s", f"OUT={tmp_path}"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert os.access(tmp_path / "NPtcp", os.X_OK)
