@@ -14,7 +14,7 @@ BOOTSTRAP_INPUTS := tools/bootstrap.sh tools/deps/debian-packages.txt \
 
 .PHONY: all bootstrap run test experiment host-tools clean $(PARTS)
 
-all: $(BUILD)/nom.iso
+all: $(BUILD)/nom.iso listen-backlog
 
 # Installs Debian packages, fetches pinned source packages, installs Python requirements.
 $(STAMP): $(BOOTSTRAP_INPUTS)
@@ -37,6 +37,11 @@ apps: kernel libnom drivers net
 $(BUILD)/nom.iso: $(PARTS) apps/default-image.txt tools/mkiso.py
 	python3 tools/mkiso.py --kernel $(BUILD)/kernel/nom.elf \
 	    --modules apps/default-image.txt --output $@
+
+# The library QEMU gets preloaded when it forwards host ports (tools/nomvm/listen_backlog).
+.PHONY: listen-backlog
+listen-backlog: $(STAMP)
+	$(MAKE) -C tools/nomvm/listen_backlog
 
 # Boots the default image with its applications reachable on 127.0.0.1 (DESIGN.md, ports).
 run: all

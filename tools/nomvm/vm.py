@@ -18,6 +18,11 @@ import time
 from dataclasses import dataclass, field
 
 from .accel import choose_accel
+from .paths import BUILD
+
+# Preloaded into a QEMU that forwards host ports (listen_backlog/listen_backlog.c says why: its
+# user networking listens with a backlog of one, and simultaneous connects wait a second).
+LISTEN_BACKLOG_LIB = os.path.join(BUILD, "nomvm", "liblistenbacklog.so")
 
 
 @dataclass
@@ -147,7 +152,8 @@ class VM:
                 self.args += ["-initrd", initrd]
             if append:
                 self.args += ["-append", append]
-        for i, nic in enumerate(nics):
+        self.nics = list(nics)
+        for i, nic in enumerate(self.nics):
             self.args += self._nic_args(i, nic)
         self.args += list(extra_args)
         self.proc = None
@@ -170,11 +176,24 @@ class VM:
         return ["-netdev", netdev,
                 "-device", f"virtio-net-pci,netdev=n{i},mac={nic.mac}{modern},romfile="]
 
+    def environment(self):
+        """QEMU's environment: this process's, plus the listen-backlog library preloaded when a
+        NIC forwards host ports. Raises FileNotFoundError naming the fix if it is not built."""
+        env = dict(os.environ)
+        if not any(n.backend == "user" and (n.hostfwd or n.udp_hostfwd) for n in self.nics):
+            return env
+        if not os.path.exists(LISTEN_BACKLOG_LIB):
+            raise FileNotFoundError(f"{LISTEN_BACKLOG_LIB} is missing: `make all` builds it "
+                                    "(make -C tools/nomvm/listen_backlog)")
+        env["LD_PRELOAD"] = " ".join(filter(None, [LISTEN_BACKLOG_LIB, env.get("LD_PRELOAD")]))
+        return env
+
     def start(self):
+        env = self.environment()
         open(self.serial_path, "w").close()
         self.stderr = open(os.path.join(self.workdir, "qemu.stderr"), "w")
         self.proc = _spawn(self.args, stdin=subprocess.DEVNULL, stdout=self.stderr,
-                           stderr=subprocess.STDOUT, start_new_session=True)
+                           stderr=subprocess.STDOUT, start_new_session=True, env=env)
         return self
 
     def log(self):
