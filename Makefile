@@ -33,8 +33,14 @@ net: libnom drivers
 apps: kernel libnom drivers net
 	$(MAKE) -C apps
 
+# GRUB's BIOS platform, Debian's grub2 source with tools/grub/patches (tools/grub/README.md),
+# into build/grub/i386-pc; a few minutes once per machine, then copied from /var/cache/nom-grub.
+.PHONY: grub
+grub: $(STAMP)
+	tools/grub/build.sh
+
 # The default image: the kernel plus the applications listed in apps/default-image.txt.
-$(BUILD)/nom.iso: $(PARTS) apps/default-image.txt tools/mkiso.py
+$(BUILD)/nom.iso: $(PARTS) grub apps/default-image.txt tools/mkiso.py
 	python3 tools/mkiso.py --kernel $(BUILD)/kernel/nom.elf \
 	    --modules apps/default-image.txt --output $@
 

@@ -6,9 +6,12 @@ every 5 ms, so each phase is +-5 ms) and when the first HTTP answer arrived.
 nom, from a GRUB ISO (tools/nomvm's Guest): QEMU start -> "nom: booting" (firmware, GRUB,
 module load), -> "app nhttpd started" (kernel init: memory, CPUs, PCI, app load), -> "net:
 ... W=" (NIC and lwIP up), -> "nhttpd: listening", -> first answer.
+nom-debian-grub: nom the same way from an ISO made with Debian's GRUB, without tools/grub's
+patches (tools/grub/README.md), for their before/after in one run.
 Linux (tools/linuxguest: Debian's kernel and initramfs, the same nhttpd built for Linux, booted
 by QEMU's -kernel, so no GRUB): -> its first console output, -> "linuxguest: ready"
 (init: every application listens), -> first answer.
+The guests take turns, boot by boot, so that a host's slow minute falls on all of them.
 Prints each boot and the medians and writes them, with the machine, to boot-time.json in the
 output folder (`make bench`). Wall-clock figures: noisy on a shared host; the load average is
 kept beside them.
@@ -27,6 +30,7 @@ import json
 import linuxguest
 from experiment.machine import describe, stamped_output
 from nomvm import Guest, Nic, free_port
+from nomvm.image import DEBIAN_GRUB_PC_DIR
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
@@ -35,6 +39,7 @@ KERNEL = os.path.join(BUILD, "kernel", "nom.elf")
 MILESTONES = {
     "nom": [("kernel", r"nom: booting"), ("app", r"nom: app nhttpd started"),
             ("net", r"net: .* W="), ("listen", r"nhttpd: listening")],
+    "nom-debian-grub": "nom",
     # loglevel=4 (linuxguest) keeps the kernel's banner off the console: its first output is
     # the first milestone
     "linux": [("console", r"\S"), ("listen", linuxguest.READY)],
@@ -54,11 +59,17 @@ def answered(port):
         return False
 
 
-def start_nom(workdir, memory_mb):
+def milestones(guest):
+    """guest's [(name, console pattern)]; a string in MILESTONES names the guest it shares."""
+    m = MILESTONES[guest]
+    return MILESTONES[m] if isinstance(m, str) else m
+
+
+def start_nom(workdir, memory_mb, grub_dir=None):
     """(vm, forwarded host port, stop) of nom serving nhttpd, not started."""
     sized = {"memory_mb": memory_mb} if memory_mb else {}
     guest = Guest([(ELF, "nhttpd --port=80")], workdir, tcp=[80], kernel=KERNEL,
-                  name="boot", **sized)
+                  grub_dir=grub_dir, name="boot", **sized)
     return guest.vm, guest.host_port(80), guest.stop
 
 
@@ -74,7 +85,11 @@ def start_linux(workdir, memory_mb):
 
 def one_boot(guest, workdir, memory_mb, timeout):
     """{milestone: seconds since QEMU's start, ..., "answer": ...} of one boot of guest."""
-    vm, port, stop = (start_nom if guest == "nom" else start_linux)(workdir, memory_mb)
+    if guest == "linux":
+        vm, port, stop = start_linux(workdir, memory_mb)
+    else:
+        grub = DEBIAN_GRUB_PC_DIR if guest == "nom-debian-grub" else None
+        vm, port, stop = start_nom(workdir, memory_mb, grub)
     seen = {}
     t0 = time.monotonic()
     vm.start()
@@ -82,7 +97,7 @@ def one_boot(guest, workdir, memory_mb, timeout):
         while time.monotonic() - t0 < timeout:
             log = vm.log()
             now = time.monotonic() - t0
-            for name, pattern in MILESTONES[guest]:
+            for name, pattern in milestones(guest):
                 if name not in seen and re.search(pattern, log):
                     seen[name] = now
             if "listen" in seen and answered(port):
@@ -97,7 +112,8 @@ def one_boot(guest, workdir, memory_mb, timeout):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--boots", type=int, default=5, help="boots per guest (default 5)")
-    ap.add_argument("--guests", default="nom,linux", help="comma-separated: nom, linux")
+    ap.add_argument("--guests", default="nom,linux",
+                    help="comma-separated: nom, nom-debian-grub, linux")
     ap.add_argument("--memory-mb", type=int,
                     help="guest memory (default: each guest's own, nom 128, Linux 256 MiB)")
     ap.add_argument("--timeout", type=float, default=120.0)
@@ -109,19 +125,21 @@ def main(argv=None):
     result = {"benchmark": "QEMU start to the first HTTP answer (issue 16)",
               "machine": describe("tcg", "tests and benches run under TCG here"),
               "memory_mb": args.memory_mb, "loadavg_start": os.getloadavg(), "guests": {}}
+    names = {g: [n for n, _ in milestones(g)] + ["answer"] for g in guests}
+    rows = {g: [] for g in guests}
     with tempfile.TemporaryDirectory(prefix="nom-boot-") as tmp:
+        for i in range(args.boots):
+            for guest in guests:
+                row = one_boot(guest, os.path.join(tmp, f"{guest}{i}"), args.memory_mb,
+                               args.timeout)
+                rows[guest].append(row)
+                print(guest, "boot", i, " ".join(f"{n}={row.get(n, float('nan')):.3f}"
+                                                 for n in names[guest]))
         for guest in guests:
-            names = [n for n, _ in MILESTONES[guest]] + ["answer"]
-            rows = []
-            for i in range(args.boots):
-                rows.append(one_boot(guest, os.path.join(tmp, f"{guest}{i}"), args.memory_mb,
-                                     args.timeout))
-                print(guest, "boot", i, " ".join(f"{n}={rows[-1].get(n, float('nan')):.3f}"
-                                                 for n in names))
-            medians = {n: statistics.median(r.get(n, float("nan")) for r in rows)
-                       for n in names}
+            medians = {n: statistics.median(r.get(n, float("nan")) for r in rows[guest])
+                       for n in names[guest]}
             print(guest, "median", " ".join(f"{n}={v:.3f}" for n, v in medians.items()))
-            result["guests"][guest] = {"boots": rows, "median_s": medians}
+            result["guests"][guest] = {"boots": rows[guest], "median_s": medians}
     result["loadavg_end"] = os.getloadavg()
     out = os.path.abspath(args.output or stamped_output("boot-time"))
     os.makedirs(out, exist_ok=True)

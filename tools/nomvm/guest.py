@@ -24,14 +24,16 @@ class Guest:
     (memory_mb, smp, name, extra_args, qemu ...). Stopped by stop() or leaving `with`:
     `with Guest(...) as g:` or, to wait for other lines, `with Guest(...).start(ready=...) as g:`."""
 
-    def __init__(self, modules, workdir, tcp=(), udp=(), mac=MAC, kernel=KERNEL, **vm_args):
+    def __init__(self, modules, workdir, tcp=(), udp=(), mac=MAC, kernel=KERNEL, grub_dir=None,
+                 **vm_args):
+        """grub_dir: the GRUB make_iso boots with (default: image.GRUB_PC_DIR)."""
         missing = [p for p in [kernel] + [elf for elf, _ in modules] if not os.path.isfile(p)]
         if missing:
             raise FileNotFoundError(f"not built: {', '.join(map(str, missing))}")
         self.tcp = {g: free_port() for g in tcp}
         self.udp = {g: free_port(socket.SOCK_DGRAM) for g in udp}
         iso = make_iso(str(kernel), [(str(e), c) for e, c in modules],
-                       os.path.join(workdir, "nom.iso"))
+                       os.path.join(workdir, "nom.iso"), grub_dir=grub_dir)
         nic = Nic(mac=mac, hostfwd=[(h, g) for g, h in self.tcp.items()],
                   udp_hostfwd=[(h, g) for g, h in self.udp.items()])
         self.vm = VM(iso=iso, nics=[nic], workdir=str(workdir), **vm_args)

@@ -4,8 +4,8 @@ Each module is an application ELF with its command line (see kernel/include/nom/
 struct nom_start_info, for how the kernel reads it).
 
 GRUB runs without its normal mode (issue 16's boot time): the El Torito image
-(`grub-mkimage -O i386-pc-eltorito`, Debian's grub-pc-bin) carries the boot commands as its
-embedded configuration, which GRUB's rescue parser runs at once: load multiboot2, the kernel and
+(`grub-mkimage -O i386-pc-eltorito` of GRUB_PC_DIR, tools/grub/README.md) carries the boot
+commands as its embedded configuration, which GRUB's rescue parser runs at once: load multiboot2, the kernel and
 the modules, boot. grub-mkrescue's image first loaded normal.mod and the nine modules it needs
 (crypto, gettext, terminal, ...) from the ISO through the firmware's disk calls, then read
 grub.cfg and drew a menu. Under TCG on the EPYC host, nhttpd alone, medians of 10 boots each,
@@ -24,6 +24,8 @@ import os
 import shutil
 import subprocess
 import tempfile
+
+from .paths import BUILD
 
 
 def read_module_list(path, root):
@@ -47,8 +49,12 @@ def copy_stripped(elf, dest):
         shutil.copyfile(elf, dest)
 
 
-# Debian's grub-pc-bin: the BIOS platform's modules and images.
-GRUB_PC_DIR = "/usr/lib/grub/i386-pc"
+# GRUB's BIOS platform (kernel.img, modules, boot images): Debian's grub2 source with
+# tools/grub/patches, built by tools/grub/build.sh (`make grub`, which `make all` runs). Debian's
+# grub-pc-bin, the same GRUB without our patches, is DEBIAN_GRUB_PC_DIR (tools/grub/README.md:
+# what the patches save).
+GRUB_PC_DIR = os.path.join(BUILD, "grub", "i386-pc")
+DEBIAN_GRUB_PC_DIR = "/usr/lib/grub/i386-pc"
 
 
 def _run(args, what):
@@ -69,15 +75,18 @@ def boot_commands(kernel, kernel_cmdline, modules):
     return ["insmod multiboot2"] + lines + ["boot"]
 
 
-def make_iso(kernel, modules, output, kernel_cmdline=""):
+def make_iso(kernel, modules, output, kernel_cmdline="", grub_dir=None):
     """kernel: path of nom.elf; modules: [(elf_path, cmdline)]; kernel_cmdline: words for the
-    kernel (e.g. "exit-when-idle"); writes output; returns it."""
-    if not os.path.isdir(GRUB_PC_DIR):
-        raise FileNotFoundError(f"{GRUB_PC_DIR} is missing: install grub-pc-bin (make bootstrap)")
+    kernel (e.g. "exit-when-idle"); grub_dir: GRUB's i386-pc directory (default GRUB_PC_DIR);
+    writes output; returns it."""
+    grub_dir = grub_dir or GRUB_PC_DIR
+    if not os.path.isfile(os.path.join(grub_dir, "kernel.img")):
+        raise FileNotFoundError(f"{grub_dir} holds no GRUB: `make grub` builds it "
+                                "(tools/grub/build.sh)")
     with tempfile.TemporaryDirectory(prefix="nom-iso-") as tree:
         boot = os.path.join(tree, "boot")
         grub = os.path.join(boot, "grub")
-        shutil.copytree(GRUB_PC_DIR, os.path.join(grub, "i386-pc"),
+        shutil.copytree(grub_dir, os.path.join(grub, "i386-pc"),
                         ignore=lambda _d, names: [n for n in names if not n.endswith(".mod")])
         copy_stripped(kernel, os.path.join(boot, "nom.elf"))
         files = []
@@ -89,7 +98,7 @@ def make_iso(kernel, modules, output, kernel_cmdline=""):
         config = os.path.join(tree, "embedded.cfg")
         with open(config, "w") as f:
             f.write("\n".join(boot_commands("/boot/nom.elf", kernel_cmdline, files)) + "\n")
-        _run(["grub-mkimage", "-O", "i386-pc-eltorito", "-d", GRUB_PC_DIR, "-p", "/boot/grub",
+        _run(["grub-mkimage", "-O", "i386-pc-eltorito", "-d", grub_dir, "-p", "/boot/grub",
               "-c", config, "-o", os.path.join(grub, "eltorito.img"), "biosdisk", "iso9660"],
              "grub-mkimage")
         os.remove(config)

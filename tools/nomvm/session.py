@@ -20,10 +20,13 @@ class BootResult:
         return self.exit_code == 1
 
 
-def boot_apps(modules, smp=1, nics=(), memory_mb=128, timeout=180, kernel=KERNEL, extra_args=()):
-    """modules: [(elf_path, cmdline)]. Boots with `exit-when-idle` and waits for QEMU to end."""
+def boot_apps(modules, smp=1, nics=(), memory_mb=128, timeout=180, kernel=KERNEL, extra_args=(),
+              grub_dir=None):
+    """modules: [(elf_path, cmdline)]. Boots with `exit-when-idle` and waits for QEMU to end;
+    grub_dir: the GRUB that boots it (make_iso's)."""
     work = tempfile.mkdtemp(prefix="nom-boot-")
-    iso = make_iso(kernel, modules, os.path.join(work, "nom.iso"), kernel_cmdline="exit-when-idle")
+    iso = make_iso(kernel, modules, os.path.join(work, "nom.iso"), kernel_cmdline="exit-when-idle",
+                   grub_dir=grub_dir)
     vm = VM(iso=iso, smp=smp, nics=list(nics), memory_mb=memory_mb, workdir=work,
             extra_args=extra_args)
     with vm:
