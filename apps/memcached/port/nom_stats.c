@@ -60,6 +60,12 @@ static void add_net_stats(ADD_STAT add_stats, void *c)
     add_uint(add_stats, c, "net_rx_batches", st.rx_batches);
     add_uint(add_stats, c, "net_tx_batches", st.tx_batches);
     add_uint(add_stats, c, "net_arms", st.arms);
+    /* Frames lost inside the guest: a client's stall of a retransmission timeout starts here. */
+    add_uint(add_stats, c, "net_rx_nobuf", st.rx_nobuf);
+    add_uint(add_stats, c, "net_rx_shed", st.rx_shed);
+    add_uint(add_stats, c, "net_syn_dropped", st.syn_dropped);
+    add_uint(add_stats, c, "net_tx_dropped", st.tx_dropped);
+    add_uint(add_stats, c, "net_rx_bad", st.rx_bad);
     add_list(add_stats, c, "net_late_hist_bounds_us", bounds, NOM_NET_LATE_BUCKETS - 1);
     add_list(add_stats, c, "net_rx_late_hist", st.rx_late_hist, NOM_NET_LATE_BUCKETS);
     add_list(add_stats, c, "net_tx_late_hist", st.tx_late_hist, NOM_NET_LATE_BUCKETS);

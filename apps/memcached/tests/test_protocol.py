@@ -111,6 +111,10 @@ def test_stats(memcached):
     assert int(s["curr_items"]) >= 1 and int(s["get_hits"]) >= 1
     assert int(s["curr_connections"]) >= 1
     assert int(s["uptime"]) >= 1
+    # nom's data path (port/nom_stats.c): frames lost inside the guest, none on a quiet run
+    for lost in ("net_rx_nobuf", "net_rx_shed", "net_syn_dropped", "net_tx_dropped",
+                 "net_rx_bad"):
+        assert s[lost] == "0", (lost, s[lost])
 
 
 def test_many_connections(memcached):
