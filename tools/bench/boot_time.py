@@ -36,10 +36,11 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
 ELF = os.path.join(BUILD, "apps", "nhttpd", "nhttpd.elf")
 KERNEL = os.path.join(BUILD, "kernel", "nom.elf")
+NOM_MILESTONES = [("kernel", r"nom: booting"), ("app", r"nom: app nhttpd started"),
+                  ("net", r"net: .* W="), ("listen", r"nhttpd: listening")]
 MILESTONES = {
-    "nom": [("kernel", r"nom: booting"), ("app", r"nom: app nhttpd started"),
-            ("net", r"net: .* W="), ("listen", r"nhttpd: listening")],
-    "nom-debian-grub": "nom",
+    "nom": NOM_MILESTONES,
+    "nom-debian-grub": NOM_MILESTONES,
     # loglevel=4 (linuxguest) keeps the kernel's banner off the console: its first output is
     # the first milestone
     "linux": [("console", r"\S"), ("listen", linuxguest.READY)],
@@ -57,12 +58,6 @@ def answered(port):
             return s.recv(16).startswith(b"HTTP/")
     except OSError:
         return False
-
-
-def milestones(guest):
-    """guest's [(name, console pattern)]; a string in MILESTONES names the guest it shares."""
-    m = MILESTONES[guest]
-    return MILESTONES[m] if isinstance(m, str) else m
 
 
 def start_nom(workdir, memory_mb, grub_dir=None):
@@ -97,7 +92,7 @@ def one_boot(guest, workdir, memory_mb, timeout):
         while time.monotonic() - t0 < timeout:
             log = vm.log()
             now = time.monotonic() - t0
-            for name, pattern in milestones(guest):
+            for name, pattern in MILESTONES[guest]:
                 if name not in seen and re.search(pattern, log):
                     seen[name] = now
             if "listen" in seen and answered(port):
@@ -125,7 +120,7 @@ def main(argv=None):
     result = {"benchmark": "QEMU start to the first HTTP answer (issue 16)",
               "machine": describe("tcg", "tests and benches run under TCG here"),
               "memory_mb": args.memory_mb, "loadavg_start": os.getloadavg(), "guests": {}}
-    names = {g: [n for n, _ in milestones(g)] + ["answer"] for g in guests}
+    names = {g: [n for n, _ in MILESTONES[g]] + ["answer"] for g in guests}
     rows = {g: [] for g in guests}
     with tempfile.TemporaryDirectory(prefix="nom-boot-") as tmp:
         for i in range(args.boots):
