@@ -9,8 +9,8 @@ commands as its embedded configuration, which GRUB's rescue parser runs at once:
 multiboot2, the kernel and the modules, boot. grub-mkrescue's image first loaded normal.mod and
 the nine modules it needs (crypto, gettext, terminal, ...) from the ISO through the firmware's
 disk calls, then read grub.cfg and drew a menu. Under TCG on the EPYC host, nhttpd alone,
-medians of 10 boots each, interleaved: QEMU start to the kernel's first line 0.344 -> 0.296 s, to the first HTTP answer
-0.431 -> 0.357 s (results/boot-time-2026-11-28-grub-rescue/README.md).
+medians of 10 boots each, interleaved: QEMU start to the kernel's first line 0.344 -> 0.296 s,
+to the first HTTP answer 0.431 -> 0.357 s (results/boot-time-2026-11-28-grub-rescue/README.md).
 The words of a command line are GRUB's, as they were in grub.cfg: split at blanks, quotes and
 backslashes taken out, `$name` expanded (to nothing), the rest joined by single blanks. GRUB
 writes nothing to the serial log (DESIGN.md).
