@@ -7,7 +7,9 @@ The NICs are QEMU user networking with host port forwarding, which libvirt 9.0 (
 express only for its 'passt' backend: they go to QEMU verbatim through <qemu:commandline>, with
 the same -netdev/-device words tools/nomvm gives QEMU, each NIC pinned to PCI slot N+1 of pcie.0
 as apps/default-image.txt's --nic numbers expect. libvirt adds no PCI device of its own (no
-balloon, USB, video), so nothing else takes those slots.
+balloon, USB, video), so nothing else takes those slots. QEMU's environment gets the library
+that raises libslirp's listen backlog (tools/nomvm/listen_backlog, as tools/nomvm/vm.py gives
+every VM with port forwards) through <qemu:env>, so simultaneous connects are not dropped.
 
     python3 tools/nomvirt/domain.py --iso build/nom.iso --name nom1 > nom1.xml
     virsh define nom1.xml && virsh start nom1
@@ -19,7 +21,7 @@ import xml.etree.ElementTree as ET
 
 from nomrun import DEFAULT_NICS
 from nomvm import Nic, choose_accel
-from nomvm.vm import VM
+from nomvm.vm import LISTEN_BACKLOG_LIB, VM
 
 QEMU_NS = "http://libvirt.org/schemas/domain/qemu/1.0"
 
@@ -48,8 +50,9 @@ def _sub(parent, tag, text=None, **attrs):
 
 
 def domain_xml(name, iso, serial_path, nics, accel, memory_mb=256, vcpus=2,
-               emulator="/usr/bin/qemu-system-x86_64"):
-    """The domain's XML text. accel: 'tcg' or 'kvm' (tools/nomvm/accel.py decides)."""
+               emulator="/usr/bin/qemu-system-x86_64", preload=None):
+    """The domain's XML text. accel: 'tcg' or 'kvm' (tools/nomvm/accel.py decides); preload: a
+    library for QEMU's LD_PRELOAD (the listen-backlog one), readable by the user QEMU runs as."""
     ET.register_namespace("qemu", QEMU_NS)
     dom = ET.Element("domain", type="kvm" if accel == "kvm" else "qemu")
     _sub(dom, "name", name)
@@ -82,6 +85,8 @@ def domain_xml(name, iso, serial_path, nics, accel, memory_mb=256, vcpus=2,
     # isa-debug-exit as tools/nomvm gives every VM: a guest that ends itself stops QEMU.
     for word in ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"] + nic_args(nics):
         _sub(cmdline, f"{{{QEMU_NS}}}arg", value=word)
+    if preload:  # libvirt's schema puts every <qemu:env> after the <qemu:arg>s
+        _sub(cmdline, f"{{{QEMU_NS}}}env", name="LD_PRELOAD", value=os.path.abspath(preload))
     ET.indent(dom)
     return ET.tostring(dom, encoding="unicode") + "\n"
 
@@ -99,14 +104,20 @@ def main(argv=None):
     p.add_argument("--vcpus", type=int, default=2)
     p.add_argument("--accel", choices=["tcg", "kvm"],
                    help="default: kvm only with vmx/svm (tools/nomvm/accel.py)")
+    p.add_argument("--preload", default=LISTEN_BACKLOG_LIB,
+                   help="library QEMU gets in LD_PRELOAD; must be readable by the user libvirt "
+                   "runs QEMU as (default %(default)s, `make all` builds it; '' for none)")
     a = p.parse_args(argv)
+    if a.preload and not os.path.isfile(a.preload):
+        p.error(f"--preload {a.preload}: no such file (`make all` builds the listen-backlog "
+                "library; --preload '' leaves it out)")
     if not 0 <= a.port_shift < 50000:
         p.error("--port-shift must be in [0, 50000)")
     accel = a.accel or choose_accel()[0]
     serial = a.serial or os.path.join(os.path.dirname(os.path.abspath(a.iso)),
                                       f"{a.name}-serial.log")
     sys.stdout.write(domain_xml(a.name, a.iso, serial, nics_for(a.port_shift), accel,
-                                a.memory_mb, a.vcpus))
+                                a.memory_mb, a.vcpus, preload=a.preload))
 
 
 if __name__ == "__main__":

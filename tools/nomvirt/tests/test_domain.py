@@ -16,14 +16,14 @@ QEMU = "{%s}" % domain.QEMU_NS
 TOOLS = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def parse(accel="tcg", shift=0, vcpus=2):
+def parse(accel="tcg", shift=0, vcpus=2, preload=None):
     text = domain.domain_xml("nomx", "/images/nom.iso", "/logs/serial.log",
-                             domain.nics_for(shift), accel, 256, vcpus)
+                             domain.nics_for(shift), accel, 256, vcpus, preload=preload)
     return ET.fromstring(text)
 
 
 def qemu_args(dom):
-    return [a.get("value") for a in dom.find(f"{QEMU}commandline")]
+    return [a.get("value") for a in dom.find(f"{QEMU}commandline").iter(f"{QEMU}arg")]
 
 
 def test_tcg_domain_is_qemu_type_with_the_maximum_cpu():
@@ -65,6 +65,26 @@ def test_nic_n_sits_in_pci_slot_n_plus_one():
     assert len(devices) == len(DEFAULT_NICS)
     for i, (mac, _) in enumerate(DEFAULT_NICS):
         assert f"mac={mac}" in devices[i] and devices[i].endswith(f"bus=pcie.0,addr={i + 1:#x}")
+
+
+def test_qemu_gets_the_listen_backlog_library_after_its_arguments():
+    """libslirp listens with backlog 1 (tools/nomvm/listen_backlog); libvirt's QEMU needs the
+    preload as tools/nomvm's does, and libvirt's schema wants <qemu:env> after <qemu:arg>."""
+    children = list(parse(preload="/d/liblistenbacklog.so").find(f"{QEMU}commandline"))
+    assert [c.tag for c in children[-1:]] == [f"{QEMU}env"]
+    assert all(c.tag == f"{QEMU}arg" for c in children[:-1])
+    assert children[-1].attrib == {"name": "LD_PRELOAD", "value": "/d/liblistenbacklog.so"}
+
+
+def test_no_preload_no_environment():
+    assert parse().find(f"{QEMU}commandline/{QEMU}env") is None
+
+
+def test_missing_preload_library_exits_2_naming_the_fix(tmp_path):
+    r = subprocess.run([sys.executable, os.path.join(TOOLS, "nomvirt", "domain.py"), "--iso",
+                        "x.iso", "--preload", str(tmp_path / "none.so")], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=60)
+    assert r.returncode == 2 and "none.so" in r.stderr and "make all" in r.stderr
 
 
 @pytest.mark.parametrize("tool", ["domain.py", "run.py"])
