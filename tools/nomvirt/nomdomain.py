@@ -1,7 +1,8 @@
 """One nom image as a libvirt domain for as long as a `with` block: the ISO and the listen-backlog
 library copied into a folder of its own (under qemu:///system QEMU runs as libvirt-qemu, and
-libvirt chowns the ISO without giving it back), the XML from domain.py, define + start on entry, destroy + undefine on exit,
-also when the start failed half-way; wait_for() reads the serial console."""
+libvirt chowns the ISO without giving it back), the XML from domain.py, define + start on
+entry, destroy + undefine on exit, also when the start failed half-way; wait_for() reads the
+serial console."""
 import os
 import re
 import shutil
@@ -9,7 +10,7 @@ import tempfile
 import time
 
 from nomvm import choose_accel
-from nomvm.vm import LISTEN_BACKLOG_LIB, match_complete_lines, read_console
+from nomvm.vm import listen_backlog_lib, match_complete_lines, read_console
 from nomvirt import domain
 
 
@@ -20,13 +21,11 @@ class NomDomain:
     def __init__(self, lv, iso, name, port_shift=0, accel=None, memory_mb=256, vcpus=2):
         self.lv, self.name = lv, name
         self.accel = accel or choose_accel()[0]
-        if not os.path.exists(LISTEN_BACKLOG_LIB):
-            raise FileNotFoundError(f"{LISTEN_BACKLOG_LIB} is missing: `make all` builds it")
+        library = listen_backlog_lib()  # before mkdtemp: a missing library leaves no folder
         self.workdir = tempfile.mkdtemp(prefix=f"nom-libvirt-{name}-")
         os.chmod(self.workdir, 0o755)  # QEMU runs as libvirt-qemu under qemu:///system
         self.iso = shutil.copy(iso, os.path.join(self.workdir, "nom.iso"))
-        preload = shutil.copy(LISTEN_BACKLOG_LIB,
-                              os.path.join(self.workdir, "liblistenbacklog.so"))
+        preload = shutil.copy(library, os.path.join(self.workdir, "liblistenbacklog.so"))
         os.chmod(preload, 0o644)
         self.serial_path = os.path.join(self.workdir, "serial.log")
         self.xml_path = os.path.join(self.workdir, "domain.xml")

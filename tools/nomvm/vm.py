@@ -25,6 +25,14 @@ from .paths import BUILD
 LISTEN_BACKLOG_LIB = os.path.join(BUILD, "nomvm", "liblistenbacklog.so")
 
 
+def listen_backlog_lib():
+    """LISTEN_BACKLOG_LIB; FileNotFoundError naming the fix if it is not built."""
+    if not os.path.exists(LISTEN_BACKLOG_LIB):
+        raise FileNotFoundError(f"{LISTEN_BACKLOG_LIB} is missing: `make all` builds it "
+                                "(make -C tools/nomvm/listen_backlog)")
+    return LISTEN_BACKLOG_LIB
+
+
 @dataclass
 class Nic:
     """One virtio-net NIC. backend 'user' forwards host ports (hostfwd) on 127.0.0.1;
@@ -182,10 +190,7 @@ class VM:
         env = dict(os.environ)
         if not any(n.backend == "user" and (n.hostfwd or n.udp_hostfwd) for n in self.nics):
             return env
-        if not os.path.exists(LISTEN_BACKLOG_LIB):
-            raise FileNotFoundError(f"{LISTEN_BACKLOG_LIB} is missing: `make all` builds it "
-                                    "(make -C tools/nomvm/listen_backlog)")
-        env["LD_PRELOAD"] = " ".join(filter(None, [LISTEN_BACKLOG_LIB, env.get("LD_PRELOAD")]))
+        env["LD_PRELOAD"] = " ".join(filter(None, [listen_backlog_lib(), env.get("LD_PRELOAD")]))
         return env
 
     def start(self):
