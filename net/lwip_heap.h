@@ -13,6 +13,7 @@
 #define NOMNET_HEAP_FINE_CLASSES (NOMNET_HEAP_FINE_MAX / NOMNET_HEAP_FINE_STEP)
 #define NOMNET_HEAP_CLASSES (NOMNET_HEAP_FINE_CLASSES + 6) /* then 4 KiB ... 128 KiB */
 #define NOMNET_HEAP_MAGIC 0x6e6f6d68u                    /* "nomh": a block handed out */
+#define NOMNET_HEAP_ARENA_STEP (256u << 10) /* the arena is mapped this much at a time */
 
 /* Each block begins with this; the caller's memory follows, 16-aligned. */
 struct nomnet_heap_block {
@@ -22,7 +23,7 @@ struct nomnet_heap_block {
 };
 
 extern struct nomnet_heap_block *nomnet_heap_lists[NOMNET_HEAP_CLASSES];
-extern uint8_t nomnet_heap_arena[];
+extern uint8_t *nomnet_heap_arena; /* NULL until the first block is cut */
 extern size_t nomnet_heap_arena_cut;
 extern size_t nomnet_heap_in_use;
 
@@ -74,6 +75,7 @@ static inline void nomnet_heap_free(void *p)
 struct nomnet_heap_stats {
     size_t in_use;     /* bytes of blocks handed out (whole blocks, headers included) */
     size_t arena_cut;  /* bytes of the arena cut into blocks (never given back) */
+    size_t arena_mapped; /* bytes of it mapped: arena_cut rounded up to a whole step */
     size_t arena_size; /* the arena: lwIP's MEM_SIZE */
     uint64_t borrowed; /* requests served by a larger class's free block */
     uint64_t failed;   /* requests refused: nothing free large enough */

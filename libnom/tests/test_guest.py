@@ -17,7 +17,8 @@ CONFORMANCE = ["stdio_floats", "malloc_million", "threads_pingpong_200", "mutex_
                "copies", "strings", "cond_timedwait",
                "nanosleep", "monotonic_threads", "preemption", "stack_growth", "bad_pointer",
                "stack_overflow",
-               "pipe_poll", "thread_locals", "bulletin_board", "idle_hooks_and_notify",
+               "pipe_poll", "thread_locals", "bulletin_board", "mmap_reserve",
+               "idle_hooks_and_notify",
                "fpu_preempted", "callbacks_may_malloc",
                "sleepers_500", "signal_dispositions", "getrusage", "realtime_clock"]
 EPOLL = ["epoll_level_triggered", "epoll_edge_and_one_shot", "epoll_wake_timeout_close",

@@ -1212,6 +1212,11 @@ static void case_lwip_heap(void)
     nomnet_heap_get_stats(&st);
     CHECK(st.in_use == 1600, "1,540 bytes + the header take a 1,600-byte block, not %zu",
           st.in_use);
+    /* the arena is mapped as it is cut, a step at a time, not all 16 MiB at once */
+    CHECK(st.arena_mapped >= st.arena_cut && st.arena_mapped % NOMNET_HEAP_ARENA_STEP == 0 &&
+              st.arena_mapped - st.arena_cut < NOMNET_HEAP_ARENA_STEP &&
+              st.arena_mapped < st.arena_size,
+          "%zu bytes mapped for %zu cut", st.arena_mapped, st.arena_cut);
     nomnet_heap_free(a);
     CHECK(nomnet_heap_malloc(1530) == a, "a freed block serves the next request of its class");
     nomnet_heap_free(a);
@@ -1229,9 +1234,10 @@ static void case_lwip_heap(void)
     while (m < 4096 && (small[m] = nomnet_heap_malloc(48)) != NULL)
         m++;
     nomnet_heap_get_stats(&st);
-    CHECK(n == 127 && m < 4096 && st.arena_cut == st.arena_size,
-          "%u datagrams of 64 KiB and %u small blocks, %zu of %zu bytes cut", n, m,
-          st.arena_cut, st.arena_size);
+    CHECK(n == 127 && m < 4096 && st.arena_cut == st.arena_size &&
+              st.arena_mapped == st.arena_size,
+          "%u datagrams of 64 KiB and %u small blocks, %zu of %zu bytes cut, %zu mapped", n, m,
+          st.arena_cut, st.arena_size, st.arena_mapped);
     /* with the arena's end used, a request takes a free block of a larger class (borrowed):
      * the small ones took the free 320 and 1,600-byte blocks last; it goes back to its own
      * class when freed */

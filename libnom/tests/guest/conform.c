@@ -574,6 +574,31 @@ static int test_thread_locals(void)
 }
 
 /* Does the bulletin board read consistently, and do time and DMA helpers agree with it? */
+/* Does mmap(PROT_NONE) reserve address space without mapping a page (more than the VM has),
+ * and mprotect() map what it opens, zeroed, also over a range partly open already? lwIP's heap
+ * arena grows this way (net/lwip_heap.c). */
+static int test_mmap_reserve(void)
+{
+    const size_t page = 4096, span = (size_t)1 << 30;
+    char *m = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(m != MAP_FAILED, "mmap of 1 GiB PROT_NONE: errno %d", errno);
+    CHECK(nom_virt_to_phys(m) == 0 && nom_virt_to_phys(m + span - 1) == 0,
+          "a reservation maps no page");
+    CHECK(mprotect(m, 2 * page, PROT_READ | PROT_WRITE) == 0, "opening 2 pages: errno %d", errno);
+    CHECK(nom_virt_to_phys(m + page) != 0 && nom_virt_to_phys(m + 2 * page) == 0,
+          "those two pages mapped, not the next");
+    CHECK(m[0] == 0 && m[2 * page - 1] == 0, "opened zeroed");
+    m[0] = 7;
+    CHECK(mprotect(m + page, 3 * page, PROT_READ | PROT_WRITE) == 0,
+          "opening an open page and two reserved ones: errno %d", errno);
+    m[4 * page - 1] = 9;
+    CHECK(m[0] == 7 && m[2 * page] == 0 && nom_virt_to_phys(m + 4 * page) == 0,
+          "what was there kept, the rest opened, nothing past it");
+    CHECK(munmap(m, span) == 0, "munmap");
+    CHECK(nom_virt_to_phys(m) == 0 && nom_virt_to_phys(m + 3 * page) == 0, "unmapped");
+    return 1;
+}
+
 static int test_bulletin_board(void)
 {
     static struct nom_bb snap;
@@ -828,6 +853,7 @@ static const struct {
     { "pipe_poll", test_pipe_poll, 0 },
     { "thread_locals", test_thread_locals, 0 },
     { "bulletin_board", test_bulletin_board, 0 },
+    { "mmap_reserve", test_mmap_reserve, 0 },
     { "idle_hooks_and_notify", test_idle_hooks_and_notify, 0 },
     { "fpu_preempted", test_fpu_preempted, 0 },
     { "callbacks_may_malloc", test_callbacks_may_malloc, 0 },
