@@ -20,22 +20,21 @@
  * blocks of smaller classes standing by, where lwIP's heap could have merged them. The arena
  * is lwIP's MEM_SIZE (16 MiB), which lwipopts.h sizes for its worst case.
  *
- * The arena is address space reserved at the first request (mmap PROT_NONE) and opened
- * ARENA_STEP at a time as the cut reaches it (mprotect), not a static array: the kernel zeroes
- * an application's whole .bss at load, and 16 MiB of it was more than half of nhttpd's 27.7 MB,
+ * The arena is address space reserved at the first request and opened ARENA_STEP at a time
+ * as the cut reaches it (lazy_region.h), not a static array: the kernel zeroes an
+ * application's whole .bss at load, and 16 MiB of it was more than half of nhttpd's 27.7 MB,
  * the largest step of its boot (issue 16; results/boot-time-2026-11-29-grub-uncompressed). An
  * application that never needs more than a few segments' worth now maps ARENA_STEP.
  *
  * No lock: lwIP and everything that allocates here runs inside nom_preempt_disable() on one
  * core (NO_SYS=1, lwipopts.h). */
-#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "lwip/opt.h"
 #include "lwip/arch.h"
 
+#include "lazy_region.h"
 #include "lwip_heap.h"
 
 #define FINE_CLASSES NOMNET_HEAP_FINE_CLASSES
@@ -50,9 +49,9 @@ _Static_assert(FINE_CLASSES + COARSE_MAX_SHIFT - COARSE_MIN_SHIFT + 1 == CLASSES
 #define ARENA_STEP NOMNET_HEAP_ARENA_STEP
 _Static_assert(MEM_SIZE % ARENA_STEP == 0, "the arena opens in whole steps");
 
-uint8_t *nomnet_heap_arena;   /* MEM_SIZE bytes of address space, NULL until the first cut */
+static struct lazy_region arena = {.size = MEM_SIZE, .step = ARENA_STEP};
+uint8_t *nomnet_heap_arena;   /* arena.base: NULL until the first cut */
 size_t nomnet_heap_arena_cut; /* bytes of the arena cut into blocks so far */
-static size_t arena_mapped;   /* bytes of the arena opened so far: the cut rounded up a step */
 size_t nomnet_heap_in_use;
 struct nomnet_heap_block *nomnet_heap_lists[CLASSES];
 static uint64_t borrowed, failed;
@@ -66,27 +65,6 @@ static unsigned class_of(size_t n)
     return shift > COARSE_MAX_SHIFT ? CLASSES : FINE_CLASSES + shift - COARSE_MIN_SHIFT;
 }
 
-/* Makes the arena's first `need` bytes memory: reserves the arena on the first call, then
- * opens whole steps. False when the system refuses (no memory left, or over the application's
- * limit): the request then goes on as if the arena's end were used up. */
-static bool arena_open(size_t need)
-{
-    if (nomnet_heap_arena == NULL) {
-        void *p = mmap(NULL, MEM_SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED)
-            return false;
-        nomnet_heap_arena = p;
-    }
-    if (need <= arena_mapped)
-        return true;
-    size_t to = (need + ARENA_STEP - 1) / ARENA_STEP * ARENA_STEP;
-    if (mprotect(nomnet_heap_arena + arena_mapped, to - arena_mapped,
-                 PROT_READ | PROT_WRITE) != 0)
-        return false;
-    arena_mapped = to;
-    return true;
-}
-
 /* A block of class cls: off its free list, else cut from the arena's end, else (the end is
  * used up) a free block of a larger class, which keeps its own class. */
 static struct nomnet_heap_block *take(unsigned cls)
@@ -97,7 +75,8 @@ static struct nomnet_heap_block *take(unsigned cls)
         return b;
     }
     size_t size = nomnet_heap_class_size(cls);
-    if (size <= MEM_SIZE - nomnet_heap_arena_cut && arena_open(nomnet_heap_arena_cut + size)) {
+    if (lazy_region_open(&arena, nomnet_heap_arena_cut + size)) {
+        nomnet_heap_arena = arena.base;
         b = (struct nomnet_heap_block *)(nomnet_heap_arena + nomnet_heap_arena_cut);
         nomnet_heap_arena_cut += size;
         b->cls = cls;
@@ -150,7 +129,7 @@ void nomnet_heap_get_stats(struct nomnet_heap_stats *out)
 {
     *out = (struct nomnet_heap_stats){.in_use = nomnet_heap_in_use,
                                       .arena_cut = nomnet_heap_arena_cut,
-                                      .arena_mapped = arena_mapped,
+                                      .arena_mapped = arena.mapped,
                                       .arena_size = MEM_SIZE, .borrowed = borrowed,
                                       .failed = failed};
 }
