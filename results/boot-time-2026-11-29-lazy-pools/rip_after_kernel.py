@@ -20,7 +20,8 @@ tree = sys.argv[1]
 boots = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 build = os.path.join(tree, "build")
 os.environ["BUILD"] = build
-sys.path[:0] = [os.path.join(tree, "tools")]
+sys.path[:0] = [os.path.join(tree, "tools", "bench"), os.path.join(tree, "tools")]
+from boot_time import answered  # noqa: E402  (the tree's own)
 from nomvm import free_port  # noqa: E402
 from nomvm.image import make_iso  # noqa: E402
 
@@ -35,15 +36,6 @@ def symbols(elf):
         if len(a) == 3 and a[1] in "tTwW":
             out.append((int(a[0], 16), a[2]))
     return out
-
-
-def answered(port):
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
-            s.sendall(b"GET / HTTP/1.0\r\n\r\n")
-            return s.recv(16).startswith(b"HTTP/")
-    except OSError:
-        return False
 
 
 ksyms, asyms = symbols(KERNEL), symbols(APP)
