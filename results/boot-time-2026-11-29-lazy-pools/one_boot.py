@@ -19,8 +19,8 @@ steps = {}
 start_nom = boot_time.start_nom
 
 
-def start_nom_keeping_steps(workdir, memory_mb, grub_dir=None):
-    vm, port, stop = start_nom(workdir, memory_mb, grub_dir)
+def start_nom_keeping_steps(workdir, memory_mb, grub_dir=None, **how):
+    vm, port, stop = start_nom(workdir, memory_mb, grub_dir, **how)
 
     def stop_after_reading():
         m = re.search(r"nom: kernel boot.*", vm.log())
