@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Builds GRUB's BIOS platform (i386-pc: kernel.img, the modules, the boot images) into
-# $BUILD/grub/i386-pc/, the directory tools/nomvm/image.py gives grub-mkimage (-d).
+# $BUILD/grub/i386-pc/, the directory tools/nomvm/image.py gives grub-mkimage (-d), and that
+# grub-mkimage into $BUILD/grub/bin/ (patch 0003 lets it leave the core image uncompressed).
 #
 # Source: Debian's grub2 source package (pinned in tools/deps/debian-sources.txt, fetched
 # pristine into build/src/grub2 by tools/bootstrap.sh) with Debian's own patch series applied, so
 # that the result is the installed grub-pc-bin plus our patches (tools/grub/patches/*.patch, in
-# name order; README.md says what each saves). Only grub-core is compiled: grub-mkimage and
-# xorriso stay Debian's.
+# name order; README.md says what each saves). Compiled: grub-core and grub-mkimage; the other
+# utilities (grub-mkrescue, grub-install) and xorriso stay Debian's.
 #
 # Skipped when the key (the source version, the configure flags and our patches) is the one
 # already built; a finished build is also kept in $GRUB_CACHE/<key>/ (outside the checkout), so
@@ -41,17 +42,23 @@ key=$( { echo "grub2 $version"; printf '%s\n' "${CONFIGURE_FLAGS[@]}"
          for p in "${patches[@]}"; do echo "== $(basename "$p")"; cat "$p"; done; } |
        sha256sum | cut -c1-16)
 
-dir=$out/i386-pc
-if [ -f "$dir/kernel.img" ] && [ "$(cat "$out/key" 2>/dev/null)" = "$key" ]; then
-  echo "grub: $dir is up to date ($key)"; exit 0
+complete() {  # $1 holds a finished build: i386-pc/ and bin/grub-mkimage
+  [ -f "$1/i386-pc/kernel.img" ] && [ -x "$1/bin/grub-mkimage" ]
+}
+if complete "$out" && [ "$(cat "$out/key" 2>/dev/null)" = "$key" ]; then
+  echo "grub: $out is up to date ($key)"; exit 0
 fi
 mkdir -p "$out"
-install_dir() {  # $1: a complete i386-pc directory; replaces $dir whole
-  rm -rf "$dir.new" && cp -a "$1" "$dir.new" && rm -rf "$dir" && mv "$dir.new" "$dir"
+install_build() {  # $1: a finished build; replaces $out's i386-pc/ and bin/ whole
+  local part
+  for part in i386-pc bin; do
+    rm -rf "$out/$part.new" && cp -a "$1/$part" "$out/$part.new" && rm -rf "$out/$part" &&
+      mv "$out/$part.new" "$out/$part"
+  done
   echo "$key" > "$out/key"
 }
-if [ -f "$cache/$key/i386-pc/kernel.img" ]; then
-  install_dir "$cache/$key/i386-pc"
+if complete "$cache/$key"; then
+  install_build "$cache/$key"
   echo "grub: copied from the cache $cache/$key"; exit 0
 fi
 
@@ -91,14 +98,20 @@ echo "grub: compiling grub-core with $jobs jobs"
 start=$(date +%s)
 nice -n 10 make -s -C "$obj/grub-core" -j "$jobs" > "$obj/make.log" 2>&1 ||
   { tail -30 "$obj/make.log" >&2; die "the build failed in $obj/grub-core (log: $obj/make.log)"; }
+# grub-mkimage links gnulib, which only the top-level `make all` would build first.
+{ nice -n 10 make -s -C "$obj/grub-core/lib/gnulib" -j "$jobs" &&
+  nice -n 10 make -s -C "$obj" -j "$jobs" grub-mkimage; } >> "$obj/make.log" 2>&1 ||
+  { tail -30 "$obj/make.log" >&2; die "grub-mkimage's build failed in $obj (log: $obj/make.log)"; }
 echo "grub: compiled in $(( $(date +%s) - start )) s"
 
-# What Debian's grub-pc-bin installs into /usr/lib/grub/i386-pc: the images, modules and lists.
+# What Debian's grub-pc-bin installs into /usr/lib/grub/i386-pc: the images, modules and lists;
+# beside it the grub-mkimage that knows our none_decompress.img.
 stage=$(mktemp -d "$out/.stage-XXXXXX")
-mkdir "$stage/i386-pc"
+mkdir "$stage/i386-pc" "$stage/bin"
 (cd "$obj/grub-core" && cp *.img *.mod *.lst modinfo.sh "$stage/i386-pc/") ||
   die "grub-core's build left no images or modules in $obj/grub-core"
-install_dir "$stage/i386-pc"
+cp "$obj/grub-mkimage" "$stage/bin/" || die "no grub-mkimage in $obj"
+install_build "$stage"
 # Into the cache whole or not at all: a temporary directory renamed to the key.
 if mkdir -p "$cache" 2>/dev/null && mv -T "$stage" "$cache/.new-$key" 2>/dev/null &&
    mv -T "$cache/.new-$key" "$cache/$key" 2>/dev/null; then

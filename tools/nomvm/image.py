@@ -11,6 +11,8 @@ the nine modules it needs (crypto, gettext, terminal, ...) from the ISO through 
 disk calls, then read grub.cfg and drew a menu. Under TCG on the EPYC host, nhttpd alone,
 medians of 10 boots each, interleaved: QEMU start to the kernel's first line 0.344 -> 0.296 s,
 to the first HTTP answer 0.431 -> 0.357 s (results/boot-time-2026-11-28-grub-rescue/README.md).
+(Debian's multiboot2.mod still needed normal.mod, through linux.mod, and net.mod: tools/grub's
+patches 0004 and 0005 cut both, and 0003 leaves the core image uncompressed.)
 The words of a command line are GRUB's, as they were in grub.cfg: split at blanks, quotes and
 backslashes taken out, `$name` expanded (to nothing), the rest joined by single blanks. GRUB
 writes nothing to the serial log (DESIGN.md).
@@ -57,6 +59,20 @@ GRUB_PC_DIR = os.path.join(BUILD, "grub", "i386-pc")
 DEBIAN_GRUB_PC_DIR = "/usr/lib/grub/i386-pc"
 
 
+def mkimage_for(grub_dir):
+    """grub-mkimage's words for grub_dir: a directory with none_decompress.img (our build) comes
+    with its own grub-mkimage in ../bin, which leaves the core image uncompressed (tools/grub
+    patch 0003: GRUB's LZMA decoder took ~27 ms of a boot under TCG); Debian's directory goes
+    with Debian's grub-mkimage, which always compresses it."""
+    if os.path.isfile(os.path.join(grub_dir, "none_decompress.img")):
+        own = os.path.join(os.path.dirname(os.path.abspath(grub_dir)), "bin", "grub-mkimage")
+        if not os.path.isfile(own):
+            raise FileNotFoundError(f"{own} is missing beside {grub_dir}: `make grub` builds it "
+                                    "(tools/grub/build.sh)")
+        return [own, "-C", "none"]
+    return ["grub-mkimage"]
+
+
 def _run(args, what):
     result = subprocess.run(args, capture_output=True, text=True)
     if result.returncode != 0:
@@ -98,8 +114,9 @@ def make_iso(kernel, modules, output, kernel_cmdline="", grub_dir=None):
         config = os.path.join(tree, "embedded.cfg")
         with open(config, "w") as f:
             f.write("\n".join(boot_commands("/boot/nom.elf", kernel_cmdline, files)) + "\n")
-        _run(["grub-mkimage", "-O", "i386-pc-eltorito", "-d", grub_dir, "-p", "/boot/grub",
-              "-c", config, "-o", os.path.join(grub, "eltorito.img"), "biosdisk", "iso9660"],
+        _run(mkimage_for(grub_dir) + ["-O", "i386-pc-eltorito", "-d", grub_dir, "-p",
+                                      "/boot/grub", "-c", config, "-o",
+                                      os.path.join(grub, "eltorito.img"), "biosdisk", "iso9660"],
              "grub-mkimage")
         os.remove(config)
         os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
