@@ -44,6 +44,14 @@
 #define IP_FRAG                     1
 #define ARP_TABLE_SIZE              32 /* a few peers on a LAN; 10 is tight for load tests */
 #define ARP_QUEUEING                1  /* keep the first packets while ARP resolves */
+/* Packets kept per address while it resolves (lwIP's default: 3, the oldest dropped beyond).
+ * Through QEMU's user networking every client is behind the gateway, whose address nobody
+ * tells us until we ask: a burst of 4 connections on a fresh boot (memcslap --concurrency=4)
+ * left one SYN-ACK dropped, and that connection waited 3 s for the user-mode TCP's second SYN
+ * in 4 of 6 boots (results/first-connections-2026-11-29-arp-queue). A listen backlog's worth,
+ * within MEMP_NUM_ARP_QUEUE for all addresses together. net_api.c also asks for the gateway
+ * as soon as the address is known. */
+#define ARP_QUEUE_LEN               64
 #define ETHARP_SUPPORT_STATIC_ENTRIES 0
 
 /* ---- Memory ---------------------------------------------------------------------------- */
@@ -76,7 +84,7 @@
 #define MEMP_NUM_REASSDATA          8
 #define IP_REASS_MAX_PBUFS          64  /* a 64 KiB UDP datagram is 45 fragments */
 #define MEMP_NUM_FRAG_PBUF          32
-#define MEMP_NUM_ARP_QUEUE          64
+#define MEMP_NUM_ARP_QUEUE          256 /* four addresses' ARP_QUEUE_LEN (above) */
 #define MEMP_NUM_PBUF               256 /* PBUF_REF/ROM: fragments and custom pbufs only */
 /* Receive pool: the netif copies a received frame once into a pool pbuf when it cannot lend
  * the driver's buffer (zero-copy receive, netif_virtio.c: short frames, or the driver's spare

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lwip/dhcp.h"
+#include "lwip/etharp.h"
 #include "lwip/netif.h"
 #include "netif/ethernet.h"
 #include <nom/net.h>
@@ -58,6 +59,18 @@ static void print_address(int dhcp)
            (unsigned)vnet_batching_delay_us(netloop_device()));
 }
 
+/* The address is known (static, or DHCP bound): ask for the gateway's MAC now, before the
+ * first answer needs it. Through QEMU's user networking every peer is behind the gateway, which
+ * never asks for ours first, so without this the first connections' SYN-ACKs each waited one
+ * ARP round trip (and lwIP's ARP queue, lwipopts.h ARP_QUEUE_LEN, had to hold them). */
+static void net_status_changed(struct netif *netif)
+{
+    const ip4_addr_t *gw = netif_ip4_gw(netif);
+    if (netif_is_up(netif) && !ip4_addr_isany_val(*netif_ip4_addr(netif)) && !ip4_addr_isany(gw)
+        && ip4_addr_netcmp(gw, netif_ip4_addr(netif), netif_ip4_netmask(netif)))
+        etharp_request(netif, gw);
+}
+
 static int net_bring_up(struct vnet *dev, const struct nom_net_config *cfg)
 {
     ip4_addr_t ip, mask, gw;
@@ -70,6 +83,7 @@ static int net_bring_up(struct vnet *dev, const struct nom_net_config *cfg)
     if (netif_add(&net_if, &ip, &mask, &gw, dev, netif_virtio_init, ethernet_input) == NULL)
         return -ENOMEM;
     netif_set_default(&net_if);
+    netif_set_status_callback(&net_if, net_status_changed);
     netif_set_up(&net_if);
     if (cfg->ip == 0 && dhcp_start(&net_if) != ERR_OK)
         return -ENOMEM;

@@ -5,7 +5,9 @@ host target:
   checks anything (issue 14, item 11).
 - memp_test.c: lwIP's pools as lwip_memp.c builds them; memory only as elements are first
   allocated (issue 16: the kernel zeroed 9 MB of pools at every boot), the pool's bound and
-  lwIP's statistics unchanged."""
+  lwIP's statistics unchanged.
+- arp_test.c: a burst to an unresolved gateway leaves whole once it answers (lwipopts.h's
+  ARP_QUEUE_LEN; lwIP's default of 3 lost a SYN-ACK of a fresh boot's first connections)."""
 import subprocess
 from pathlib import Path
 
@@ -17,7 +19,7 @@ pytestmark = pytest.mark.unit
 
 HERE = Path(__file__).resolve().parent
 HOST = HERE.parents[1] / "build" / "net" / "host"
-PROGRAMS = ("hook_test", "memp_test")
+PROGRAMS = ("hook_test", "memp_test", "arp_test")
 CASES = [(prog, case) for prog in PROGRAMS
          for case in hostcases.cases_in(HERE / f"{prog}.c", r"^\s*RUN\((\w+)\);$")]
 
@@ -40,4 +42,4 @@ def test_case(verdicts, prog, case):
 
 @pytest.mark.parametrize("prog", PROGRAMS)
 def test_cases_are_found(prog):
-    assert sum(p == prog for p, _ in CASES) >= 4  # the pattern still finds the RUN lines
+    assert sum(p == prog for p, _ in CASES) >= (1 if prog == "arp_test" else 4)  # RUN lines found
