@@ -69,9 +69,12 @@
  * application's bytes once into the segment, which stays queued until acknowledged; the driver
  * then copies the frame once more into its own DMA buffer, its contract) and every UDP
  * datagram. 16 MiB covers ~128 connections with a full 128 KiB send buffer, and tens of
- * thousands of small responses in flight. */
+ * thousands of small responses in flight; it is address space, opened as it is cut. */
 #define MEM_SIZE                    (16 * 1024 * 1024)
-#define MEMP_MEM_MALLOC             0  /* fixed pools: O(1) allocation of pcbs/segments */
+/* Fixed pools: O(1) allocation of pcbs and segments, with the bounds below. net/lwip_memp.c
+ * builds them in place of lwIP's memp.c, each pool's memory opened as its elements are first
+ * used (the bounds are address space until then, not .bss the kernel zeroes at every boot). */
+#define MEMP_MEM_MALLOC             0
 #define MEMP_OVERFLOW_CHECK         0
 #define MEMP_SANITY_CHECK           0
 /* nhttpd must hold "many thousands of concurrent connections" (issue 4). A tcp_pcb is
