@@ -1,6 +1,6 @@
 /* lwip_heap.c: lwIP's heap (mem_malloc/mem_calloc/mem_free: every PBUF_RAM pbuf, that is every
  * TCP segment we send, every UDP datagram, and unread data the receive budget moves out of the
- * pool) as free lists of size classes over one static arena, in place of lwIP's own first-fit
+ * pool) as free lists of size classes over one arena, in place of lwIP's own first-fit
  * heap. lwipopts.h turns lwIP's heap off (MEM_LIBC_MALLOC) and names these functions.
  *
  * Why: lwIP's mem_malloc walks its free list and splits the block it finds, and mem_free
@@ -34,7 +34,6 @@
 #include "lwip/opt.h"
 #include "lwip/arch.h"
 
-#include "lazy_region.h"
 #include "lwip_heap.h"
 
 #define FINE_CLASSES NOMNET_HEAP_FINE_CLASSES
@@ -49,8 +48,7 @@ _Static_assert(FINE_CLASSES + COARSE_MAX_SHIFT - COARSE_MIN_SHIFT + 1 == CLASSES
 #define ARENA_STEP NOMNET_HEAP_ARENA_STEP
 _Static_assert(MEM_SIZE % ARENA_STEP == 0, "the arena opens in whole steps");
 
-static struct lazy_region arena = {.size = MEM_SIZE, .step = ARENA_STEP};
-uint8_t *nomnet_heap_arena;   /* arena.base: NULL until the first cut */
+struct lazy_region nomnet_heap_region = {.size = MEM_SIZE, .step = ARENA_STEP};
 size_t nomnet_heap_arena_cut; /* bytes of the arena cut into blocks so far */
 size_t nomnet_heap_in_use;
 struct nomnet_heap_block *nomnet_heap_lists[CLASSES];
@@ -75,9 +73,8 @@ static struct nomnet_heap_block *take(unsigned cls)
         return b;
     }
     size_t size = nomnet_heap_class_size(cls);
-    if (lazy_region_open(&arena, nomnet_heap_arena_cut + size)) {
-        nomnet_heap_arena = arena.base;
-        b = (struct nomnet_heap_block *)(nomnet_heap_arena + nomnet_heap_arena_cut);
+    if (lazy_region_open(&nomnet_heap_region, nomnet_heap_arena_cut + size)) {
+        b = (struct nomnet_heap_block *)(nomnet_heap_region.base + nomnet_heap_arena_cut);
         nomnet_heap_arena_cut += size;
         b->cls = cls;
         return b;
@@ -129,7 +126,7 @@ void nomnet_heap_get_stats(struct nomnet_heap_stats *out)
 {
     *out = (struct nomnet_heap_stats){.in_use = nomnet_heap_in_use,
                                       .arena_cut = nomnet_heap_arena_cut,
-                                      .arena_mapped = arena.mapped,
+                                      .arena_mapped = nomnet_heap_region.mapped,
                                       .arena_size = MEM_SIZE, .borrowed = borrowed,
                                       .failed = failed};
 }

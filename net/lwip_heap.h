@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lazy_region.h"
+
 #define NOMNET_HEAP_FINE_STEP 64u
 #define NOMNET_HEAP_FINE_MAX 2048u
 #define NOMNET_HEAP_FINE_CLASSES (NOMNET_HEAP_FINE_MAX / NOMNET_HEAP_FINE_STEP)
@@ -23,7 +25,7 @@ struct nomnet_heap_block {
 };
 
 extern struct nomnet_heap_block *nomnet_heap_lists[NOMNET_HEAP_CLASSES];
-extern uint8_t *nomnet_heap_arena; /* NULL until the first block is cut */
+extern struct lazy_region nomnet_heap_region; /* the arena: base NULL until the first cut */
 extern size_t nomnet_heap_arena_cut;
 extern size_t nomnet_heap_in_use;
 
@@ -63,7 +65,7 @@ static inline void nomnet_heap_free(void *p)
         return;
     struct nomnet_heap_block *b = (struct nomnet_heap_block *)p - 1;
     /* A pointer this heap never gave out, or one freed twice, would corrupt a free list. */
-    if ((uintptr_t)b - (uintptr_t)nomnet_heap_arena >= nomnet_heap_arena_cut ||
+    if ((uintptr_t)b - (uintptr_t)nomnet_heap_region.base >= nomnet_heap_arena_cut ||
         b->magic != NOMNET_HEAP_MAGIC || b->cls >= NOMNET_HEAP_CLASSES)
         nomnet_heap_bad_free(p);
     b->magic = 0;

@@ -5,6 +5,7 @@
 #ifndef NOM_LIBNOM_H
 #define NOM_LIBNOM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <reent.h>
@@ -191,6 +192,8 @@ enum vm_arena { VM_MMAP, VM_DMA, VM_STACKS, VM_TIMERS, VM_ARENAS };
 uintptr_t vm_reserve(enum vm_arena a, size_t bytes);
 /* Returns a reservation to its arena for reuse. */
 void vm_release(enum vm_arena a, uintptr_t addr, size_t bytes);
+/* Whether [addr, addr + bytes) lies inside arena's range. */
+bool vm_contains(enum vm_arena a, uintptr_t addr, size_t bytes);
 
 /* heap.c */
 void heap_init(void);

@@ -46,16 +46,10 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
     return (void *)va;
 }
 
-/* Is [va, va + len) inside the VM_MMAP arena (vmspace.c), where only mmap() puts things? */
-static int in_mmap_arena(uintptr_t va, size_t len)
-{
-    return va >= 0x500000000000ull && va < 0x540000000000ull && len <= 0x540000000000ull - va;
-}
-
 int munmap(void *addr, size_t len)
 {
     uintptr_t va = (uintptr_t)addr;
-    if ((va & (NOM_PAGE_SIZE - 1)) || len == 0 || !in_mmap_arena(va, len)) {
+    if ((va & (NOM_PAGE_SIZE - 1)) || len == 0 || !vm_contains(VM_MMAP, va, len)) {
         errno = EINVAL;
         return -1;
     }
@@ -88,7 +82,7 @@ int mprotect(void *addr, size_t len, int prot)
     uintptr_t va = (uintptr_t)addr;
     uint64_t npages = round_pages(len) / NOM_PAGE_SIZE;
     int64_t r = nom_sys_mem_protect(va, npages, map_flags(prot));
-    if (r == -NOM_ENOENT && prot != PROT_NONE && in_mmap_arena(va, len))
+    if (r == -NOM_ENOENT && prot != PROT_NONE && vm_contains(VM_MMAP, va, len))
         r = open_reserved(va, npages, map_flags(prot) | NOM_MAP_READ);
     if (r < 0) {
         errno = r == -NOM_EINVAL ? EINVAL : ENOMEM;

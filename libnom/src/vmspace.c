@@ -19,16 +19,17 @@
 #define FREE_SLOTS 256
 
 struct arena {
-    uintptr_t next, end;
+    uintptr_t start, next, end; /* the range [start, end); next: where the bump pointer is */
     struct { uintptr_t addr; size_t bytes; } freed[FREE_SLOTS];
     unsigned nfreed;
 };
 
+#define ARENA(start, end) { (start), (start), (end), { { 0, 0 } }, 0 }
 static struct arena arenas[VM_ARENAS] = {
-    [VM_MMAP] = { 0x500000000000ull, 0x540000000000ull, { { 0, 0 } }, 0 },
-    [VM_DMA] = { 0x540000000000ull, 0x550000000000ull, { { 0, 0 } }, 0 },
-    [VM_TIMERS] = { 0x550000000000ull, 0x560000000000ull, { { 0, 0 } }, 0 },
-    [VM_STACKS] = { 0x600000000000ull, 0x700000000000ull, { { 0, 0 } }, 0 },
+    [VM_MMAP] = ARENA(0x500000000000ull, 0x540000000000ull),
+    [VM_DMA] = ARENA(0x540000000000ull, 0x550000000000ull),
+    [VM_TIMERS] = ARENA(0x550000000000ull, 0x560000000000ull),
+    [VM_STACKS] = ARENA(0x600000000000ull, 0x700000000000ull),
 };
 
 uintptr_t vm_reserve(enum vm_arena a, size_t bytes)
@@ -50,6 +51,12 @@ uintptr_t vm_reserve(enum vm_arena a, size_t bytes)
     }
     preempt_on();
     return addr;
+}
+
+bool vm_contains(enum vm_arena a, uintptr_t addr, size_t bytes)
+{
+    const struct arena *ar = &arenas[a];
+    return addr >= ar->start && addr < ar->end && bytes <= ar->end - addr;
 }
 
 void vm_release(enum vm_arena a, uintptr_t addr, size_t bytes)

@@ -573,7 +573,6 @@ static int test_thread_locals(void)
     return 1;
 }
 
-/* Does the bulletin board read consistently, and do time and DMA helpers agree with it? */
 /* Does mmap(PROT_NONE) reserve address space without mapping a page (more than the VM has),
  * and mprotect() map what it opens, zeroed, also over a range partly open already? lwIP's heap
  * arena grows this way (net/lwip_heap.c). */
@@ -599,6 +598,7 @@ static int test_mmap_reserve(void)
     return 1;
 }
 
+/* Does the bulletin board read consistently, and do time and DMA helpers agree with it? */
 static int test_bulletin_board(void)
 {
     static struct nom_bb snap;
