@@ -5,12 +5,16 @@ struct nom_start_info, for how the kernel reads it).
 
 GRUB runs without its normal mode (issue 16's boot time): the El Torito image
 (`grub-mkimage -O i386-pc-eltorito` of GRUB_PC_DIR, tools/grub/README.md) carries the boot
-commands as its embedded configuration, which GRUB's rescue parser runs at once: load
-multiboot2, the kernel and the modules, boot. grub-mkrescue's image first loaded normal.mod and
-the nine modules it needs (crypto, gettext, terminal, ...) from the ISO through the firmware's
-disk calls, then read grub.cfg and drew a menu. Under TCG on the EPYC host, nhttpd alone,
-medians of 10 boots each, interleaved: QEMU start to the kernel's first line 0.344 -> 0.296 s,
-to the first HTTP answer 0.431 -> 0.357 s (results/boot-time-2026-11-28-grub-rescue/README.md).
+commands as its embedded configuration, which GRUB's rescue parser runs at once: load the
+kernel and the modules, boot. grub-mkrescue's image first loaded normal.mod and the nine modules
+it needs (crypto, gettext, terminal, ...) from the ISO through the firmware's disk calls, then
+read grub.cfg and drew a menu. Under TCG on the EPYC host, nhttpd alone, medians of 10 boots
+each, interleaved: QEMU start to the kernel's first line 0.344 -> 0.296 s, to the first HTTP
+answer 0.431 -> 0.357 s (results/boot-time-2026-11-28-grub-rescue/README.md).
+The multiboot2 loader and the modules it needs are in the El Torito image too
+(EMBEDDED_MODULES), so GRUB opens no module file and the ISO holds none: `insmod multiboot2`
+read 11 (98 KB) from the ISO9660 tree through the firmware, a lookup and a read each, 56 ms of
+a boot at the paired median under TCG (results/boot-time-2026-11-29-embedded-loader).
 (Debian's multiboot2.mod still needed normal.mod, through linux.mod, and net.mod: tools/grub's
 patches 0004 and 0005 cut both, and 0003 leaves the core image uncompressed.)
 The words of a command line are GRUB's, as they were in grub.cfg: split at blanks, quotes and
@@ -59,6 +63,11 @@ GRUB_PC_DIR = os.path.join(BUILD, "grub", "i386-pc")
 DEBIAN_GRUB_PC_DIR = "/usr/lib/grub/i386-pc"
 
 
+# What the El Torito image carries besides GRUB's kernel: the CD's driver and file system, and
+# the loader (grub-mkimage adds what each needs, moddep.lst).
+EMBEDDED_MODULES = ["biosdisk", "iso9660", "multiboot2"]
+
+
 def mkimage_for(grub_dir):
     """grub-mkimage's words for grub_dir: a directory with none_decompress.img (our build) comes
     with its own grub-mkimage in ../bin, which leaves the core image uncompressed (tools/grub
@@ -88,7 +97,7 @@ def boot_commands(kernel, kernel_cmdline, modules):
         if "\n" in cmdline or "\r" in cmdline:
             raise ValueError(f"{path}: a command line is one line: {cmdline!r}")
         lines.append(f"{command} {path} {cmdline}".rstrip())
-    return ["insmod multiboot2"] + lines + ["boot"]
+    return lines + ["boot"]
 
 
 def make_iso(kernel, modules, output, kernel_cmdline="", grub_dir=None):
@@ -102,8 +111,7 @@ def make_iso(kernel, modules, output, kernel_cmdline="", grub_dir=None):
     with tempfile.TemporaryDirectory(prefix="nom-iso-") as tree:
         boot = os.path.join(tree, "boot")
         grub = os.path.join(boot, "grub")
-        shutil.copytree(grub_dir, os.path.join(grub, "i386-pc"),
-                        ignore=lambda _d, names: [n for n in names if not n.endswith(".mod")])
+        os.makedirs(grub)
         copy_stripped(kernel, os.path.join(boot, "nom.elf"))
         files = []
         for i, (elf, cmdline) in enumerate(modules):
@@ -116,7 +124,7 @@ def make_iso(kernel, modules, output, kernel_cmdline="", grub_dir=None):
             f.write("\n".join(boot_commands("/boot/nom.elf", kernel_cmdline, files)) + "\n")
         _run(mkimage_for(grub_dir) + ["-O", "i386-pc-eltorito", "-d", grub_dir, "-p",
                                       "/boot/grub", "-c", config, "-o",
-                                      os.path.join(grub, "eltorito.img"), "biosdisk", "iso9660"],
+                                      os.path.join(grub, "eltorito.img")] + EMBEDDED_MODULES,
              "grub-mkimage")
         os.remove(config)
         os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
