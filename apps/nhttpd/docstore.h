@@ -32,7 +32,7 @@ struct doc {
 
 /* Opens the store. root: a directory (dir backend); the builtin backend takes only NULL.
  * Returns 0, or -errno: -ENOENT/-ENOTDIR/-EACCES (dir: root unusable), -EINVAL (builtin:
- * a root was given, but nom has no directories). */
+ * a root was given, but nom has no directories), -ENOMEM. */
 int docstore_init(const char *root);
 
 /* Opens the document at a normalized path. Returns 0, -ENOENT (no such document, or not a

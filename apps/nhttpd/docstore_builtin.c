@@ -5,11 +5,25 @@
 #include "docstore_builtin.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* Each document's media type, looked up once at start: mime.c's scan of the extension and its
+ * table took ~110 instructions of every request (issue 16, tools/bench/per_request.py). */
+static const char **doc_types;
 
 int docstore_init(const char *root)
 {
-    return root == NULL ? 0 : -EINVAL;
+    if (root != NULL)
+        return -EINVAL;
+    if (doc_types == NULL && nhttpd_builtin_count > 0) {
+        doc_types = malloc(nhttpd_builtin_count * sizeof *doc_types);
+        if (doc_types == NULL)
+            return -ENOMEM;
+        for (size_t i = 0; i < nhttpd_builtin_count; i++)
+            doc_types[i] = docstore_content_type(nhttpd_builtin_docs[i].path);
+    }
+    return 0;
 }
 
 /* size bytes of splitmix64 (Steele, Lea and Flood, OOPSLA 2014) from seed, each output
@@ -26,43 +40,48 @@ static void make_splitmix64(uint8_t *out, uint64_t size, uint64_t seed)
     }
 }
 
-/* The table is sorted by path (mkwww.py), so a binary search finds a document. */
-static const struct builtin_doc *find(const char *path)
+/* The table is sorted by path (mkwww.py), so a binary search finds a document's index, or -1. */
+static ptrdiff_t find(const char *path)
 {
     size_t lo = 0, hi = nhttpd_builtin_count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         int c = strcmp(path, nhttpd_builtin_docs[mid].path);
         if (c == 0)
-            return &nhttpd_builtin_docs[mid];
+            return (ptrdiff_t)mid;
         if (c < 0)
             hi = mid;
         else
             lo = mid + 1;
     }
-    return NULL;
+    return -1;
+}
+
+/* A directory's path ("/", "/a/") names its index.html. */
+static ptrdiff_t find_index(const char *dir, size_t n)
+{
+    static const char index_name[] = "index.html";
+    char full[1024];
+    if (n + sizeof index_name > sizeof full)
+        return -1;
+    memcpy(full, dir, n); /* by hand: snprintf costs ~200 insns a request */
+    memcpy(full + n, index_name, sizeof index_name);
+    return find(full);
 }
 
 int docstore_open(const char *path, struct doc *doc)
 {
-    static const char index_name[] = "index.html";
-    char full[1024];
-    size_t n = strlen(path), extra = n > 0 && path[n - 1] == '/' ? sizeof index_name - 1 : 0;
-    const struct builtin_doc *d = NULL;
-    if (n > 0 && n + extra < sizeof full) { /* by hand: snprintf costs ~200 insns a request */
-        memcpy(full, path, n);
-        memcpy(full + n, index_name, extra);
-        full[n + extra] = '\0';
-        d = find(full);
-    }
-    if (d == NULL)
+    size_t n = strlen(path);
+    ptrdiff_t i = n == 0 ? -1 : path[n - 1] == '/' ? find_index(path, n) : find(path);
+    if (i < 0 || doc_types == NULL)
         return -ENOENT;
+    const struct builtin_doc *d = &nhttpd_builtin_docs[i];
     if (d->made != NULL && !d->made->done) { /* about 5 ms for large.bin under TCG, once */
         make_splitmix64(d->made->buffer, d->size, d->made->seed);
         d->made->done = 1;
     }
-    *doc = (struct doc){.size = d->size, .content_type = docstore_content_type(full),
-                        .bytes = d->bytes, .handle = -1, .pin = NULL};
+    *doc = (struct doc){.size = d->size, .content_type = doc_types[i], .bytes = d->bytes,
+                        .handle = -1, .pin = NULL};
     return 0;
 }
 

@@ -27,6 +27,7 @@ struct nom_waiter {
     int woken;
     int (*ready)(void *arg);        /* NULL, or: wake only if this says so (sched_wake_ready) */
     void *ready_arg;
+    uint64_t deadline;              /* TSC, 0: none */
 };
 
 /* A stack reservation: [base, top) of address space; [base, base + guard) is never mapped,
@@ -52,7 +53,8 @@ struct nom_thread {
     int main;                       /* the initial thread */
     struct nom_waitq join_wq;
     struct stack_region stack;
-    struct nom_timer sleep_timer;
+    struct nom_timer sleep_timer;   /* may outlive the timed wait it was armed for (sched.c) */
+    struct nom_waiter *timed_wait;  /* the thread's wait with a deadline now, or NULL */
     struct _reent *reent;
     const void *specific[PTHREAD_KEYS_MAX];
     struct nom_cleanup *cleanups;   /* innermost pthread_cleanup_push first */

@@ -19,6 +19,7 @@ static uint64_t slice_us = 10000;
  * instructions with net's loop) or a time, whichever was set last; by default a time,
  * NOM_IDLE_POLL_US_DEFAULT (sched.h has the figures it was chosen by). */
 static uint64_t idle_poll_turns = UINT64_MAX, idle_poll_us = NOM_IDLE_POLL_US_DEFAULT;
+static uint64_t idle_poll_tsc; /* idle_poll_us in TSC ticks once sched_idle needed it, or 0 */
 static struct nom_idle_hook *hooks;
 static struct {
     uint64_t cookie;
@@ -46,6 +47,7 @@ void nom_sched_set_slice_us(uint64_t us) { slice_us = us; }
 void nom_sched_set_idle_poll_us(uint64_t us)
 {
     idle_poll_us = us;
+    idle_poll_tsc = 0;
     idle_poll_turns = UINT64_MAX;
 }
 
@@ -53,6 +55,7 @@ void nom_sched_set_idle_poll_turns(uint64_t turns)
 {
     idle_poll_turns = turns;
     idle_poll_us = UINT64_MAX;
+    idle_poll_tsc = 0;
 }
 
 void nom_idle_hook_add(struct nom_idle_hook *hook)
@@ -299,7 +302,9 @@ static int hooks_arm(struct nom_cpu *c)
 static void sched_idle(struct nom_cpu *c)
 {
     uint64_t start = nom_tsc();
-    uint64_t poll_for = idle_poll_us == UINT64_MAX ? UINT64_MAX : nom_us_to_tsc(idle_poll_us);
+    if (idle_poll_tsc == 0 && idle_poll_us != UINT64_MAX)
+        idle_poll_tsc = nom_us_to_tsc(idle_poll_us); /* once, not at every idle entry */
+    uint64_t poll_for = idle_poll_us == UINT64_MAX ? UINT64_MAX : idle_poll_tsc;
     for (uint64_t turn = 1; hooks; turn++) {
         NOM_IDLE_BEGIN_MARK();
         int r = hooks_poll(c);
@@ -409,13 +414,24 @@ static void waitq_remove(struct nom_waitq *wq, struct nom_waiter *w)
         wq->tail = prev;
 }
 
+/* A wait's deadline timer is left armed when the wait ends first (an event woke it, the
+ * common case: nhttpd's and libevent's epoll_wait give a timeout every time) and kept for the
+ * thread's next timed wait if it is due no later: arming and cancelling it for every wait cost
+ * ~130 instructions per request (a heap insert and remove, issue 16). So the timer may fire
+ * for a wait that has ended (nothing to do) or before the deadline of the wait now standing
+ * (armed again for that one): at most one early firing per deadline. */
 static void waiter_timeout(void *arg)
 {
-    struct nom_waiter *w = arg;
-    if (w->woken)
+    struct nom_thread *t = arg;
+    struct nom_waiter *w = t->timed_wait;
+    if (w == NULL || w->woken)
         return;
+    if (nom_tsc() < w->deadline) {
+        nom_timer_add(&t->sleep_timer, w->deadline, waiter_timeout, t);
+        return;
+    }
     waitq_remove(w->wq, w);
-    sched_make_runnable(w->thread);
+    sched_make_runnable(t);
 }
 
 int sched_wait_ready(struct nom_waitq *wq, uint64_t deadline_tsc, int (*ready)(void *),
@@ -430,18 +446,20 @@ int sched_wait_ready(struct nom_waitq *wq, uint64_t deadline_tsc, int (*ready)(v
         preempt_on();
         return -ETIMEDOUT;
     }
-    struct nom_waiter w = { NULL, cur, wq, 0, ready, arg };
+    struct nom_waiter w = { NULL, cur, wq, 0, ready, arg, deadline_tsc };
     if (wq->tail)
         wq->tail->next = &w;
     else
         wq->head = &w;
     wq->tail = &w;
-    if (deadline_tsc)
-        nom_timer_add(&cur->sleep_timer, deadline_tsc, waiter_timeout, &w);
+    if (deadline_tsc) {
+        cur->timed_wait = &w;
+        if (!cur->sleep_timer.heap_slot || cur->sleep_timer.deadline > deadline_tsc)
+            nom_timer_add(&cur->sleep_timer, deadline_tsc, waiter_timeout, cur);
+    }
     cur->state = T_BLOCKED;
     sched_schedule();
-    if (deadline_tsc)
-        nom_timer_cancel(&cur->sleep_timer);
+    cur->timed_wait = NULL;
     preempt_on();
     return w.woken ? 0 : -ETIMEDOUT;
 }

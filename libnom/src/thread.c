@@ -223,6 +223,7 @@ void thread_exit_now(void *value)
     t->retval = value;
     if (--live_threads == 0)
         exit(0); /* POSIX: the process ends with its last thread */
+    nom_timer_cancel(&t->sleep_timer); /* a last wait's, left armed (sched.c) */
     t->state = T_ZOMBIE;
     if (t->detached) {
         t->reap_next = reap_list;

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.boot
 
 GUEST = os.path.join(TOP, "build", "libnom", "tests")
 CONFORMANCE = ["stdio_floats", "malloc_million", "threads_pingpong_200", "mutex_contended",
-               "copies", "strings", "cond_timedwait",
+               "copies", "strings", "cond_timedwait", "timed_waits_share_a_timer",
                "nanosleep", "monotonic_threads", "preemption", "stack_growth", "bad_pointer",
                "stack_overflow",
                "pipe_poll", "thread_locals", "bulletin_board", "mmap_reserve",

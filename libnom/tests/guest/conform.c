@@ -319,6 +319,92 @@ static int test_cond_timedwait(void)
     return 1;
 }
 
+/* A timed wait that an event ends leaves its deadline timer armed for the thread's next timed
+ * wait (sched.c): a later wait with a sooner deadline must still time out on time, one with a
+ * later deadline must not end when the old timer fires, and a thread that exits after such a
+ * wait must leave no timer behind (its firing would touch the freed thread). */
+struct timed_reuse { pthread_mutex_t m; pthread_cond_t cv; int signalled; };
+
+static void *signal_soon(void *arg)
+{
+    struct timed_reuse *tr = arg;
+    usleep(1000);
+    pthread_mutex_lock(&tr->m);
+    tr->signalled = 1;
+    pthread_cond_signal(&tr->cv);
+    pthread_mutex_unlock(&tr->m);
+    return NULL;
+}
+
+static struct timespec realtime_in(uint64_t ms)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_sec += (time_t)(ms / 1000);
+    t.tv_nsec += (long)(ms % 1000) * 1000000;
+    if (t.tv_nsec >= 1000000000) t.tv_sec++, t.tv_nsec -= 1000000000;
+    return t;
+}
+
+/* Waits until signalled, with a deadline ms away; the wait's result. */
+static int wait_signalled(struct timed_reuse *tr, uint64_t ms)
+{
+    pthread_t helper;
+    struct timespec until = realtime_in(ms);
+    int r = 0;
+    tr->signalled = 0;
+    pthread_create(&helper, NULL, signal_soon, tr);
+    pthread_mutex_lock(&tr->m);
+    while (!tr->signalled && r == 0)
+        r = pthread_cond_timedwait(&tr->cv, &tr->m, &until);
+    pthread_mutex_unlock(&tr->m);
+    pthread_join(helper, NULL);
+    return r;
+}
+
+/* Waits, unsignalled, ms; 1 if it timed out no sooner than that and not much later. */
+static int times_out_after(struct timed_reuse *tr, uint64_t ms, uint64_t *waited)
+{
+    uint64_t t0 = now_ns();
+    struct timespec until = realtime_in(ms);
+    pthread_mutex_lock(&tr->m);
+    int r = pthread_cond_timedwait(&tr->cv, &tr->m, &until);
+    pthread_mutex_unlock(&tr->m);
+    *waited = now_ns() - t0;
+    return r == ETIMEDOUT && *waited >= ms * 1000000ull && *waited < ms * 1000000ull + TOLERANCE_NS;
+}
+
+static void *woken_then_exit(void *arg)
+{
+    return (void *)(intptr_t)wait_signalled(arg, 40);
+}
+
+static int test_timed_waits_share_a_timer(void)
+{
+    struct timed_reuse tr = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
+    uint64_t waited;
+    CHECK(wait_signalled(&tr, 10000) == 0, "a signalled wait (10 s deadline) did not end early");
+    CHECK(times_out_after(&tr, 30, &waited), "a 30 ms wait after a 10 s one took %llu ns",
+          (unsigned long long)waited);
+    CHECK(wait_signalled(&tr, 20) == 0, "a signalled wait (20 ms deadline) did not end early");
+    CHECK(times_out_after(&tr, 60, &waited), "a 60 ms wait after a 20 ms one took %llu ns",
+          (unsigned long long)waited);
+    pthread_t t;
+    void *r;
+    pthread_create(&t, NULL, woken_then_exit, &tr);
+    pthread_join(t, &r);
+    CHECK(r == NULL, "the exiting thread's wait returned %d", (int)(intptr_t)r);
+    /* The joined thread is freed: refill that memory so that a timer left in it would run
+     * garbage (a deadline long past, a function at 0x0101...) when its deadline comes. */
+    void *fill[64];
+    for (int i = 0; i < 64; i++)
+        fill[i] = memset(malloc(256u << (i % 5)), 0x01, 256u << (i % 5));
+    usleep(80 * 1000); /* past that thread's 40 ms deadline */
+    for (int i = 0; i < 64; i++)
+        free(fill[i]);
+    return 1;
+}
+
 /* Does nanosleep sleep at least as asked, and not much longer? */
 static int test_nanosleep(void)
 {
@@ -844,6 +930,7 @@ static const struct {
     { "copies", test_copies, 0 },
     { "strings", test_strings, 0 },
     { "cond_timedwait", test_cond_timedwait, 0 },
+    { "timed_waits_share_a_timer", test_timed_waits_share_a_timer, 0 },
     { "nanosleep", test_nanosleep, 0 },
     { "monotonic_threads", test_monotonic_threads, 0 },
     { "preemption", test_preemption, 0 },

@@ -477,7 +477,8 @@ static void bufpool_limit_and_reuse(void)
     }
 }
 
-/* Does the built-in store serve "/" as the 175-byte index, and refuse a missing path? */
+/* Does the built-in store serve "/" as the 175-byte index, with each document's media type,
+ * and refuse a missing path? */
 static void builtin_store(void)
 {
     struct doc d;
@@ -488,7 +489,11 @@ static void builtin_store(void)
     CHECK(docstore_read(&d, 0, head, 15) == 15 && memcmp(head, "<!DOCTYPE html>", 15) == 0);
     CHECK(docstore_read(&d, 170, head, 16) == 5 && docstore_read(&d, 175, head, 1) == 0);
     docstore_close(&d);
+    CHECK(docstore_open("/index.html", &d) == 0 && d.size == 175);
+    CHECK(strcmp(d.content_type, "text/html") == 0);
     CHECK(docstore_open("/large.bin", &d) == 0 && d.size == 1u << 20);
+    CHECK(strcmp(d.content_type, "application/octet-stream") == 0);
+    CHECK(docstore_open("", &d) == -ENOENT && docstore_open("/nodir/", &d) == -ENOENT);
     CHECK(docstore_open("/missing.html", &d) == -ENOENT);
     CHECK(docstore_open("/index.html/", &d) == -ENOENT);
 }
