@@ -70,6 +70,20 @@ def _load(result, when):
     return "/".join(f"{x:.1f}" for x in loads) if loads else "-"
 
 
+def _cost_model_line(result):
+    """What the exit-cost model did to this run's figures, or [] without it."""
+    model = result["settings"].get("kvmcost")
+    if not model or model == "off":
+        return []
+    ds = sorted(row["kvmcost"]["dilation"] for row in result["nhttpd"]
+                if (row.get("kvmcost") or {}).get("dilation"))
+    d = (f"D {ds[0]:.2f}" if ds[0] == ds[-1] else f"D {ds[0]:.2f}-{ds[-1]:.2f}") if ds else "D -"
+    return [f"**Exit-cost model `{model}` on** (tools/kvmcost's QEMU: every exit-equivalent "
+            f"charged, the guest's clock dilated, {d} per boot): W is in the guest's undilated "
+            "(KVM-equivalent, **modelled**) microseconds; req/s and latencies are the host's "
+            "wall clock under TCG, not KVM-equivalent; kicks and interrupts are counts.", ""]
+
+
 def markdown(result):
     m = result["machine"]
     lines = [f"# nom data-path benchmark, {m['accel'].upper()} ({m['accel_reason']})", "",
@@ -78,6 +92,7 @@ def markdown(result):
              f"{result['settings']['seconds']} s per tool and phase"
              f"{', quick mode' if result['settings']['quick'] else ''}; host load average "
              f"{_load(result, 'start')} at the start, {_load(result, 'end')} at the end.", "",
+             *_cost_model_line(result),
              "## nhttpd: wrk requests/s, nomload latency, QEMU counters per wrk request", ""]
     lines += _web_table(result)
     lines += ["", "## rawecho UDP round trip (the floor), one request at a time", ""]

@@ -43,6 +43,25 @@ def test_failed_cells_are_counted_and_shown_not_filled_in():
     assert text.splitlines()[0].startswith("# nom data-path benchmark, TCG")
 
 
+def test_a_run_on_the_exit_cost_model_says_so_and_what_its_units_are():
+    """A modelled run must not read as a plain TCG one: the model, the dilation of its boots,
+    and which figures stay wall-clock."""
+    result = {"machine": {"accel": "tcg", "accel_reason": "test", "date_utc": "d", "commit": "c",
+                          "dirty": False, "cpu_model": "cpu", "cpus": 2, "qemu": "q"},
+              "settings": {"seconds": 1, "quick": True, "kvmcost": "skylake"},
+              "nhttpd": [{"guest": "nom", "w_us": 0, "error": "GuestError: no boot"},
+                         {"guest": "nom", "w_us": 10, "kvmcost": {"dilation": 6.37},
+                          "error": "LoadError: x"},
+                         {"guest": "nom", "w_us": 20, "kvmcost": {"dilation": 5.1},
+                          "error": "LoadError: y"}],
+              "rawecho": {"error": "not run"}}
+    text = report.markdown(result)
+    assert "Exit-cost model `skylake` on" in text and "D 5.10-6.37 per boot" in text
+    assert "wall clock under TCG, not KVM-equivalent" in text
+    result["settings"]["kvmcost"] = "off"
+    assert "Exit-cost model" not in report.markdown(result)
+
+
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench") / "quick"
