@@ -113,11 +113,18 @@ static err_t tcpsock_on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err
     return ERR_OK;
 }
 
+/* Acknowledged data only frees send buffer, so the one bit it can add is POLLOUT: when that
+ * was reported already there is nothing to ask (a request-response peer's every message
+ * acknowledges our last answer: one readiness evaluation per request less, issue 16). The
+ * report stays true: only a send (tcpsock_send_nb) or shutdown takes writability away, and
+ * each sets s->notified anew. */
 static err_t tcpsock_on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 {
+    struct nomsock *s = arg;
     (void)pcb;
     (void)len;
-    nomsock_changed(arg);
+    if (!(s->notified & POLLOUT))
+        nomsock_changed(s);
     return ERR_OK;
 }
 

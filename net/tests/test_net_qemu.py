@@ -115,6 +115,31 @@ def test_static_address_udp_echo_and_runtime_w(netecho_elf, tmp_path):
             assert echo_bytes(c, b"after W changed") == b"after W changed"
 
 
+def test_a_writer_stopped_by_a_full_window_resumes_when_the_peer_reads(netecho_elf, tmp_path):
+    """The host sends 12 MiB and reads nothing for three seconds: the echo fills the host's
+    receive buffer, QEMU's socket to it (Linux grows its send buffer to 4 MiB), the window and
+    lwIP's send buffer, and netecho's blocking write waits for POLLOUT, which only the
+    acknowledgements that follow the host's reads can bring (net/sock_tcp.c, tcpsock_on_sent).
+    Every byte must come back once the host reads."""
+    data = pattern(12 << 20, 5)
+    with Netecho(tmp_path) as e:
+        c = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32 * 1024)  # before connect: stays
+        c.settimeout(60)
+        c.connect(("127.0.0.1", e.tcp))
+        with c:
+            sender = threading.Thread(target=c.sendall, args=(data,))
+            sender.start()
+            time.sleep(3)
+            got = bytearray()
+            while len(got) < len(data):
+                chunk = c.recv(65536)
+                assert chunk, f"closed after {len(got)} of {len(data)} bytes"
+                got.extend(chunk)
+            sender.join(60)
+        assert bytes(got) == data
+
+
 def test_many_connections_then_clean_exit(netecho_elf, tmp_path):
     with Netecho(tmp_path) as e:
         conns = [e.connect() for _ in range(32)]
