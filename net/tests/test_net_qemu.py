@@ -116,12 +116,14 @@ def test_static_address_udp_echo_and_runtime_w(netecho_elf, tmp_path):
 
 
 def test_a_writer_stopped_by_a_full_window_resumes_when_the_peer_reads(netecho_elf, tmp_path):
-    """The host sends 12 MiB and reads nothing for three seconds: the echo fills the host's
-    receive buffer, QEMU's socket to it (Linux grows its send buffer to 4 MiB), the window and
-    lwIP's send buffer, and netecho's blocking write waits for POLLOUT, which only the
-    acknowledgements that follow the host's reads can bring (net/sock_tcp.c, tcpsock_on_sent).
-    Every byte must come back once the host reads."""
-    data = pattern(12 << 20, 5)
+    """The host sends 8 MiB more than Linux lets a socket's send buffer grow to and reads
+    nothing for three seconds: the echo fills the host's receive buffer, QEMU's socket to it,
+    the window and lwIP's send buffer, and netecho's blocking write waits for POLLOUT, which
+    only the acknowledgements that follow the host's reads can bring (net/sock_tcp.c,
+    tcpsock_on_sent). Every byte must come back once the host reads."""
+    with open("/proc/sys/net/ipv4/tcp_wmem") as f:
+        send_buffer_max = int(f.read().split()[2])
+    data = pattern(max(12 << 20, send_buffer_max + (8 << 20)), 5)
     with Netecho(tmp_path) as e:
         c = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32 * 1024)  # before connect: stays
