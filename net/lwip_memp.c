@@ -89,9 +89,13 @@ static struct lazy_pool *pool_of(const struct memp_desc *desc)
     return (struct lazy_pool *)(void *)desc->tab;
 }
 
+/* Every element free, as lwIP's memp_init_pool leaves a pool: the next ones are cut again from
+ * the start of the region, whose opened steps stay open. */
 void memp_init_pool(const struct memp_desc *desc)
 {
-    pool_of(desc)->free = NULL; /* elements are cut as they are first needed */
+    struct lazy_pool *pool = pool_of(desc);
+    pool->free = NULL; /* elements are cut as they are first needed */
+    pool->cut = 0;
 #if MEMP_STATS
     desc->stats->avail = desc->num;
 #endif

@@ -75,6 +75,19 @@ static void pool_gives_its_bound_and_no_more(void)
     CHECK(stats_of(MEMP_PBUF_POOL).mapped == 0); /* another pool: untouched by all this */
 }
 
+/* memp_init again: every element is free, as lwIP's own memp.c leaves its pools, also the
+ * ones still held (lwIP re-initialises only a stack it has stopped using). */
+static void init_again_frees_the_whole_pool(void)
+{
+    size_t mapped = stats_of(MEMP_TCP_PCB).mapped;
+    memp_init();
+    unsigned n = 0;
+    while (n <= MEMP_NUM_TCP_PCB && (pcb[n] = memp_malloc(MEMP_TCP_PCB)) != NULL)
+        n++;
+    CHECK(n == MEMP_NUM_TCP_PCB);
+    CHECK(stats_of(MEMP_TCP_PCB).mapped == mapped); /* the same memory, not more */
+}
+
 int main(void)
 {
     lwip_init(); /* memp_init among the rest: lwIP's own start allocates nothing from these */
@@ -82,5 +95,6 @@ int main(void)
     RUN(first_allocation_maps_one_step);
     RUN(freed_element_is_reused);
     RUN(pool_gives_its_bound_and_no_more);
+    RUN(init_again_frees_the_whole_pool);
     return failures ? 1 : 0;
 }
