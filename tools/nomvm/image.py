@@ -100,6 +100,20 @@ def boot_commands(kernel, kernel_cmdline, modules):
     return lines + ["boot"]
 
 
+# Where make_iso puts GRUB's El Torito image (core image, embedded modules and commands).
+BOOT_IMAGE = "/boot/grub/eltorito.img"
+
+
+def read_boot_image(iso):
+    """The bytes of an image's El Torito boot image (BOOT_IMAGE), as GRUB's boot reads them."""
+    with tempfile.TemporaryDirectory(prefix="nom-iso-") as d:
+        out = os.path.join(d, "eltorito.img")
+        _run(["xorriso", "-osirrox", "on", "-indev", iso, "-extract", BOOT_IMAGE, out],
+             "xorriso")
+        with open(out, "rb") as f:
+            return f.read()
+
+
 def make_iso(kernel, modules, output, kernel_cmdline="", grub_dir=None):
     """kernel: path of nom.elf; modules: [(elf_path, cmdline)]; kernel_cmdline: words for the
     kernel (e.g. "exit-when-idle"); grub_dir: GRUB's i386-pc directory (default GRUB_PC_DIR);
@@ -110,8 +124,7 @@ def make_iso(kernel, modules, output, kernel_cmdline="", grub_dir=None):
                                 "(tools/grub/build.sh)")
     with tempfile.TemporaryDirectory(prefix="nom-iso-") as tree:
         boot = os.path.join(tree, "boot")
-        grub = os.path.join(boot, "grub")
-        os.makedirs(grub)
+        os.makedirs(os.path.dirname(os.path.join(tree, BOOT_IMAGE[1:])))
         copy_stripped(kernel, os.path.join(boot, "nom.elf"))
         files = []
         for i, (elf, cmdline) in enumerate(modules):
@@ -124,11 +137,11 @@ def make_iso(kernel, modules, output, kernel_cmdline="", grub_dir=None):
             f.write("\n".join(boot_commands("/boot/nom.elf", kernel_cmdline, files)) + "\n")
         _run(mkimage_for(grub_dir) + ["-O", "i386-pc-eltorito", "-d", grub_dir, "-p",
                                       "/boot/grub", "-c", config, "-o",
-                                      os.path.join(grub, "eltorito.img")] + EMBEDDED_MODULES,
+                                      os.path.join(tree, BOOT_IMAGE[1:])] + EMBEDDED_MODULES,
              "grub-mkimage")
         os.remove(config)
         os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
-        _run(["xorriso", "-as", "mkisofs", "-quiet", "-R", "-b", "boot/grub/eltorito.img",
+        _run(["xorriso", "-as", "mkisofs", "-quiet", "-R", "-b", BOOT_IMAGE[1:],
               "-no-emul-boot", "-boot-load-size", "4", "-boot-info-table", "-o", output, tree],
              "xorriso")
     return output
