@@ -302,9 +302,12 @@ static int hooks_arm(struct nom_cpu *c)
 static void sched_idle(struct nom_cpu *c)
 {
     uint64_t start = nom_tsc();
-    if (idle_poll_tsc == 0 && idle_poll_us != UINT64_MAX)
-        idle_poll_tsc = nom_us_to_tsc(idle_poll_us); /* once, not at every idle entry */
-    uint64_t poll_for = idle_poll_us == UINT64_MAX ? UINT64_MAX : idle_poll_tsc;
+    uint64_t poll_for = UINT64_MAX;
+    if (idle_poll_us != UINT64_MAX) {
+        if (idle_poll_tsc == 0)
+            idle_poll_tsc = nom_us_to_tsc(idle_poll_us); /* once, not at every idle entry */
+        poll_for = idle_poll_tsc;
+    }
     for (uint64_t turn = 1; hooks; turn++) {
         NOM_IDLE_BEGIN_MARK();
         int r = hooks_poll(c);
