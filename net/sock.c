@@ -109,18 +109,18 @@ int nomsock_block(int fd, short events, uint64_t timeout_us)
 
 /* ---- The file kind (nom/fd.h): every op non-blocking; libnom blocks for us ---- */
 
+/* read and write run with preemption already off (NOM_FILE_PREEMPT_OFF below): the stack's
+ * lock is held by libnom's caller. */
 static ssize_t sock_read(void *priv, void *buf, size_t n)
 {
     struct nomsock *s = priv;
     struct iovec iov = { buf, n };
     ssize_t r;
-    nom_preempt_disable();
     if (s->type == SOCK_STREAM)
         r = tcpsock_recv_nb(s, buf, n, 0);
     else
         r = udpsock_recv_nb(s, &iov, 1, 0, NULL, NULL, NULL);
     netloop_commit();
-    nom_preempt_enable();
     return r;
 }
 
@@ -129,13 +129,11 @@ static ssize_t sock_write(void *priv, const void *buf, size_t n)
     struct nomsock *s = priv;
     struct iovec iov = { (void *)buf, n };
     ssize_t r;
-    nom_preempt_disable();
     if (s->type == SOCK_STREAM)
         r = tcpsock_send_nb(s, buf, n, 0);
     else
         r = udpsock_send_nb(s, &iov, 1, NULL, 0);
     netloop_commit();
-    nom_preempt_enable();
     return r;
 }
 
@@ -189,4 +187,5 @@ const struct nom_file_ops nomsock_ops = {
     .poll = sock_poll,
     .ioctl = sock_ioctl,
     .fcntl = NULL, /* O_NONBLOCK is kept by libnom's table */
+    .flags = NOM_FILE_PREEMPT_OFF,
 };

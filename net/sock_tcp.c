@@ -83,9 +83,10 @@ static void tcpsock_on_err(void *arg, err_t err)
 static err_t tcpsock_on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 {
     struct nomsock *s = arg;
+    int eof = p == NULL;
     (void)pcb;
     (void)err; /* always ERR_OK in lwIP 2.1 */
-    if (p == NULL) {
+    if (eof) {
         s->rd_eof = 1;
     } else if (s->rd_shut) {
         tcp_recved(pcb, p->tot_len); /* shutdown(SHUT_RD): discard, keep the window open */
@@ -109,7 +110,11 @@ static err_t tcpsock_on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err
         if (__builtin_add_overflow(s->rx_unanswered, p->tot_len, &s->rx_unanswered))
             s->rx_unanswered = UINT32_MAX;
     }
-    nomsock_changed(s);
+    /* Data can add only POLLIN: when that was reported already (and not lost to a read since,
+     * tcpsock_recv_nb) there is nothing to ask, as in the sent callback below. The end of the
+     * stream may add POLLHUP too. */
+    if (eof || !(s->notified & POLLIN))
+        nomsock_changed(s);
     return ERR_OK;
 }
 
@@ -117,7 +122,7 @@ static err_t tcpsock_on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err
  * was reported already there is nothing to ask (a request-response peer's every message
  * acknowledges our last answer: one readiness evaluation per request less, issue 16). The
  * report stays true: only a send (tcpsock_send_nb) or shutdown takes writability away, and
- * each sets s->notified anew. */
+ * each forgets the report then. */
 static err_t tcpsock_on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 {
     struct nomsock *s = arg;
@@ -331,7 +336,10 @@ ssize_t tcpsock_send_nb(struct nomsock *s, const void *buf, size_t n, int more)
         s->rx_unanswered = 0;
     if (!more && sent == n && n > 0)
         request_answered(s);
-    s->notified = nomsock_readiness(s);
+    /* Sending can lose POLLOUT and gain nothing: forget it if lost, so that the sent callback
+     * reports it again (the whole readiness was evaluated here before: issue 16). */
+    if (s->state == NS_CONNECTED && !tcpsock_writable(pcb))
+        s->notified &= (short)~POLLOUT;
     return sent > 0 || n == 0 ? (ssize_t)sent : -EAGAIN;
 }
 
@@ -390,7 +398,10 @@ ssize_t tcpsock_recv_nb(struct nomsock *s, void *buf, size_t n, int peek)
     done = tcpsock_copy_out(s, buf, n, peek);
     if (!peek) {
         tcpsock_open_window(s->pcb.tcp, done);
-        s->notified = nomsock_readiness(s);
+        /* Reading can lose POLLIN (all read; end of stream keeps it) and gain nothing: forget
+         * it if lost, so that the next data is reported (issue 16, as in send). */
+        if (s->rx_bytes == 0 && !s->rd_eof && !s->rd_shut)
+            s->notified &= (short)~POLLIN;
     }
     return (ssize_t)done;
 }

@@ -110,18 +110,6 @@ int nom_fd_wait(int fd, short events, uint64_t deadline_tsc)
     return ret;
 }
 
-/* An operation holds a reference to the open file, so that another thread closing the
- * descriptor meanwhile cannot free the file under it (the last reference closes it). */
-static struct nom_file *file_get(int fd)
-{
-    preempt_off();
-    struct nom_file *f = fdtable_get(&table, fd);
-    if (f)
-        f->refs++;
-    preempt_on();
-    return f;
-}
-
 /* The last reference went: epoll sets forget the file first, as Linux's do at its last close
  * (the kind's close may free what their poll would read), then the kind closes it. Out of
  * line, so that file_put's common case stays inlined in read and write. */
@@ -143,17 +131,36 @@ static int file_put(struct nom_file *f)
     return last ? file_release(f) : 0;
 }
 
-/* One attempt of a read or write; -EAGAIN when it would block. */
+static inline __attribute__((always_inline)) ssize_t file_op(struct nom_file *f, void *buf,
+                                                          size_t n, int writing)
+{
+    if (writing)
+        return f->ops->write ? f->ops->write(f->priv, buf, n) : -EINVAL;
+    return f->ops->read ? f->ops->read(f->priv, buf, n) : -EINVAL;
+}
+
+/* One attempt of a read or write; -EAGAIN when it would block. The operation holds a
+ * reference to the open file, so that another thread closing the descriptor meanwhile cannot
+ * free the file under it (the last reference closes it). A kind whose ops run with preemption
+ * off (NOM_FILE_PREEMPT_OFF: sockets) is called inside the table lookup's own preempt_off,
+ * with no reference taken: no other thread runs until it returns, and a socket call saves a
+ * reference, a release and two preemption toggles (issue 16). */
 static ssize_t transfer(int fd, void *buf, size_t n, int writing, int *nonblocking)
 {
-    struct nom_file *f = file_get(fd);
+    preempt_off();
+    struct nom_file *f = fdtable_get(&table, fd);
+    if (f && (f->ops->flags & NOM_FILE_PREEMPT_OFF)) {
+        *nonblocking = (f->status & O_NONBLOCK) != 0;
+        ssize_t r = file_op(f, buf, n, writing);
+        preempt_on();
+        return r;
+    }
+    if (f)
+        f->refs++;
+    preempt_on();
     if (!f)
         return -EBADF;
-    ssize_t r;
-    if (writing)
-        r = f->ops->write ? f->ops->write(f->priv, buf, n) : -EINVAL;
-    else
-        r = f->ops->read ? f->ops->read(f->priv, buf, n) : -EINVAL;
+    ssize_t r = file_op(f, buf, n, writing);
     *nonblocking = (f->status & O_NONBLOCK) != 0;
     file_put(f);
     return r;

@@ -477,6 +477,89 @@ static void window_client(void)
 
 static void case_tcp_window_full(void) { run_pair(window_client, window_server, 1, 0, 0); }
 
+/* ---- tcp_readiness_events: a socket reports the readiness it gains, once (nom/fd.h): more
+ * data on a readable socket is no event, data after the reader emptied it is one, and a writer
+ * stopped by a full window gets one when acknowledgements free space. The fake libnom re-polls
+ * every waiter whenever it runs the stack, so the other cases pass with a report lost; only
+ * counting the reports (fake_fd_events) catches one ---- */
+
+/* Runs the stack until fd holds n unread bytes, then a while longer, so that every segment and
+ * acknowledgement of the exchange has been taken in before the events are counted. */
+static void wait_unread(int fd, int n)
+{
+    int have = 0;
+    for (int i = 0; i < 2000 && have < n; i++) {
+        CHECK(fake_ioctl(fd, FIONREAD, &have) == 0, "FIONREAD");
+        if (have < n)
+            fake_run_ms(5);
+    }
+    CHECK(have == n, "%d bytes unread, %d expected", have, n);
+    fake_run_ms(50);
+}
+
+static void events_reader(void)
+{
+    int c = tcp_connect_to(2, PORT_TCP), u = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in go = sin_of(2, PORT_GO);
+    static uint8_t buf[8192];
+    char b[2];
+    CHECK(u >= 0, "udp socket");
+    write_all(c, "g", 1); /* each letter we send asks the peer for one back */
+    wait_unread(c, 1);
+    uint64_t before = fake_fd_events();
+    write_all(c, "h", 1);
+    wait_unread(c, 2);
+    CHECK(fake_fd_events() == before, "more data on a readable socket: %llu events, none expected",
+          (unsigned long long)(fake_fd_events() - before));
+    CHECK(read_all(c, b, 2) == 2 && b[0] == 'a' && b[1] == 'b', "a, b");
+    before = fake_fd_events();
+    write_all(c, "i", 1);
+    wait_unread(c, 1);
+    CHECK(fake_fd_events() == before + 1, "data on an emptied socket: %llu events, 1 expected",
+          (unsigned long long)(fake_fd_events() - before));
+    CHECK(read_all(c, b, 1) == 1 && b[0] == 'c', "c");
+    /* Fill the window (the peer reads nothing until 'go'): EAGAIN again after a pause. */
+    CHECK(nomfake_fcntl(c, F_SETFL, O_NONBLOCK) == 0, "O_NONBLOCK");
+    size_t total = 0;
+    for (int full = 0; full < 2 && total < TRANSFER_BYTES;) {
+        ssize_t r = fake_write(c, buf, sizeof buf);
+        if (r > 0) {
+            total += (size_t)r;
+            full = 0;
+            continue;
+        }
+        CHECK(r == -1 && errno == EAGAIN, "non-blocking write");
+        if (++full == 1)
+            fake_run_ms(50);
+    }
+    CHECK(total < TRANSFER_BYTES, "the window never filled (%zu bytes)", total);
+    before = fake_fd_events();
+    CHECK(sendto(u, "go", 2, 0, (struct sockaddr *)&go, sizeof go) == 2, "send 'go'");
+    for (int i = 0; i < 2000 && fake_fd_events() == before; i++)
+        fake_run_ms(5);
+    CHECK(fake_fd_events() > before, "no event once the peer read a full window");
+    CHECK(nomfake_fcntl(c, F_SETFL, 0) == 0 && shutdown(c, SHUT_WR) == 0, "shutdown");
+    CHECK(fake_close(c) == 0 && fake_close(u) == 0, "close");
+}
+
+static void events_writer(void)
+{
+    int l = tcp_listener(PORT_TCP), u = udp_bound(PORT_GO), fd = accept(l, NULL, NULL);
+    static uint8_t buf[65536];
+    char ask, go[4];
+    CHECK(fd >= 0, "accept");
+    for (const char *answer = "abc"; *answer; answer++) {
+        CHECK(read_all(fd, &ask, 1) == 1, "letter");
+        write_all(fd, answer, 1);
+    }
+    CHECK(recv(u, go, sizeof go, 0) == 2, "wait for 'go'"); /* not reading fd meanwhile */
+    while (read_all(fd, buf, sizeof buf) > 0)
+        ;
+    CHECK(fake_close(fd) == 0 && fake_close(l) == 0 && fake_close(u) == 0, "close");
+}
+
+static void case_tcp_readiness_events(void) { run_pair(events_reader, events_writer, 1, 0, 0); }
+
 /* ---- tcp_sendmsg_vectors: sendmsg's vectors, short ones gathered into one write
  * (sock_api.c, gather_send) and long ones queued piece by piece, arrive byte for byte; a
  * non-blocking call into a full window says exactly how much it queued ---- */
@@ -1288,6 +1371,7 @@ static const struct { const char *name; void (*fn)(void); } cases[] = {
     { "tcp_timewait_reuse", case_tcp_timewait_reuse },
     { "tcp_timewait_rst", case_tcp_timewait_rst },
     { "tcp_window_full", case_tcp_window_full },
+    { "tcp_readiness_events", case_tcp_readiness_events },
     { "tcp_sendmsg_vectors", case_tcp_sendmsg_vectors },
     { "tcp_nonblocking", case_tcp_nonblocking },
     { "tcp_many", case_tcp_many },

@@ -15,7 +15,11 @@
  * disabled, to check readiness and start waiting atomically). close() is called once, when the last descriptor
  * referring to the file is closed. ioctl and fcntl may be NULL (-ENOTTY / -EINVAL);
  * O_NONBLOCK is kept by the table (F_GETFL/F_SETFL), and a kind may ask for it with
- * nom_fd_nonblocking(). The other ops run in thread context with preemption enabled.
+ * nom_fd_nonblocking(). The other ops run in thread context with preemption enabled, except
+ * read and write of a kind that sets NOM_FILE_PREEMPT_OFF in flags: those run with preemption
+ * disabled (they must neither block nor enable it), which is what such a kind would do inside
+ * them anyway (sockets run the stack so), and libnom then calls them without taking a
+ * reference to the open file: no other thread can close it while preemption stays off.
  */
 #ifndef NOM_FD_H
 #define NOM_FD_H
@@ -31,7 +35,11 @@ struct nom_file_ops {
     short (*poll)(void *priv);
     int (*ioctl)(void *priv, unsigned long request, void *arg);
     int (*fcntl)(void *priv, int cmd, long arg);
+    unsigned flags; /* NOM_FILE_* */
 };
+
+/* read and write run with preemption disabled (the contract above). */
+#define NOM_FILE_PREEMPT_OFF 1u
 
 /* Installs a file in the lowest free descriptor; returns it, or -EMFILE (table full). */
 int nom_fd_install(const struct nom_file_ops *ops, void *priv);

@@ -237,8 +237,11 @@ static ssize_t fd_io(int fd, void *buf, size_t n, int writing)
     if (fd < 0 || fd >= FAKE_FDS || fds[fd].ops == NULL)
         return -EBADF;
     for (;;) {
+        int off = (fds[fd].ops->flags & NOM_FILE_PREEMPT_OFF) != 0; /* as libnom's transfer() */
+        preempt_depth += off;
         ssize_t r = writing ? fds[fd].ops->write(fds[fd].priv, buf, n)
                             : fds[fd].ops->read(fds[fd].priv, buf, n);
+        preempt_depth -= off;
         int w;
         if (r != -EAGAIN || fds[fd].nonblock)
             return r;
