@@ -17,11 +17,12 @@ static void kick(struct vnet *dev, struct virtq *q, uint16_t qidx, uint64_t *cou
     }
 }
 
-/* Counts a released batch in hist by how much longer than W its oldest frame (held since
- * `since`) waited. */
-static void count_late(const struct vnet *dev, uint64_t *hist, uint64_t since)
+/* Counts a batch released at `now` in hist by how much longer than W its oldest frame (held
+ * since `since`) waited. Callers pass the time they decided the release by, so that the clock
+ * is read once per decision (issue 16). */
+static void count_late(const struct vnet *dev, uint64_t *hist, uint64_t since, uint64_t now)
 {
-    uint64_t held = vnet_now(dev) - since;
+    uint64_t held = now - since;
     uint64_t late = held > dev->w_tsc ? held - dev->w_tsc : 0;
     int i = 0;
     while (i < VNET_LATE_BUCKETS - 1 && late >= dev->late_bound_tsc[i])
@@ -65,14 +66,15 @@ static int reap_tx(struct vnet *dev)
     }
 }
 
-/* Makes the whole held batch visible with at most one notification. */
-static int flush_tx(struct vnet *dev)
+/* Makes the whole held batch visible with at most one notification; now: the time of the
+ * decision. */
+static int flush_tx(struct vnet *dev, uint64_t now)
 {
     uint16_t n = virtq_pending(&dev->tx);
     if (n) {
         /* Counted before the kick: the notification's own latency (under TCG the MMIO write
          * waits for QEMU's global lock) is not the batch's hold. */
-        count_late(dev, dev->st.tx_late_hist, dev->tx_oldest_tsc);
+        count_late(dev, dev->st.tx_late_hist, dev->tx_oldest_tsc, now);
         kick(dev, &dev->tx, VNET_TXQ, &dev->st.tx_kicks);
         dev->st.tx_batches++;
     }
@@ -81,7 +83,7 @@ static int flush_tx(struct vnet *dev)
 
 int vnet_tx_flush(struct vnet *dev)
 {
-    return dev->broken ? -VNET_EIO : flush_tx(dev);
+    return dev->broken ? -VNET_EIO : flush_tx(dev, vnet_now(dev));
 }
 
 int vnet_tx_outstanding(struct vnet *dev)
@@ -102,7 +104,8 @@ int vnet_tx_commit(struct vnet *dev)
         return -VNET_EIO;
     if (virtq_pending(&dev->tx) == 0)
         return 0; /* nothing held: no clock read (the receive path asks after every frame) */
-    return tx_due(dev, vnet_now(dev)) ? flush_tx(dev) : 0;
+    uint64_t now = vnet_now(dev);
+    return tx_due(dev, now) ? flush_tx(dev, now) : 0;
 }
 
 static size_t iov_total(const struct vnet_iov *iov, unsigned iovcnt)
@@ -156,21 +159,22 @@ int vnet_tx_enqueue_csum(struct vnet *dev, const struct vnet_iov *iov, unsigned 
         return -VNET_EIO;
     int id = virtq_get_free(&dev->tx);
     if (id < 0) {
-        flush_tx(dev);
+        flush_tx(dev, vnet_now(dev));
         dev->st.tx_ring_full++;
         return -VNET_EAGAIN;
     }
     uint64_t off = (uint64_t)id * VNET_BUF_SIZE;
     uint32_t used = fill_tx_buffer(dev->tx_buf + off, iov, iovcnt, csum);
+    uint64_t now = 0; /* read only to start a batch, or to release one */
     if (virtq_pending(&dev->tx) == 0)
-        dev->tx_oldest_tsc = vnet_now(dev);
+        dev->tx_oldest_tsc = now = vnet_now(dev);
     virtq_add(&dev->tx, (uint16_t)id, dev->tx_buf_phys + off, used, 0);
     dev->st.tx_packets++;
     dev->st.tx_bytes += len;
     /* Close to overflowing (paper 3.6): the batch fills 3/4 of the ring, or no descriptor is
      * left for the next frame (the rest are with the device). */
     if (dev->w_us == 0 || virtq_pending(&dev->tx) >= dev->tx_hold_max || dev->tx.nfree == 0)
-        flush_tx(dev);
+        flush_tx(dev, now ? now : vnet_now(dev));
     return 0;
 }
 
@@ -231,11 +235,11 @@ static uint32_t rx_flags(const struct vnet *dev, const uint8_t *buf)
 
 /* Hands the held frames to cb: all in one call, or one per call for W = 0 (each frame runs to
  * completion before the next), then gives their buffers back to the device. */
-static int deliver_rx(struct vnet *dev, vnet_rx_fn cb, void *arg)
+static int deliver_rx(struct vnet *dev, vnet_rx_fn cb, void *arg, uint64_t now)
 {
     uint16_t n = dev->nheld;
     if (n)
-        count_late(dev, dev->st.rx_late_hist, dev->rx_oldest_tsc);
+        count_late(dev, dev->st.rx_late_hist, dev->rx_oldest_tsc, now);
     for (uint16_t i = 0; i < n; i++) {
         const uint8_t *buf = dev->rx_buf + (uint64_t)dev->rx_desc_buf[dev->held_id[i]]
                                            * VNET_BUF_SIZE;
@@ -342,13 +346,14 @@ int vnet_poll(struct vnet *dev, vnet_rx_fn cb, void *arg)
     virtq_irq_off(&dev->rx); /* poll mode; also keeps used_event out of reach as we advance */
     if (!added)
         dev->st.empty_polls++;
-    int delivered = rx_due(dev, now) ? deliver_rx(dev, cb, arg) : 0;
+    int delivered = rx_due(dev, now) ? deliver_rx(dev, cb, arg, now) : 0;
     /* Buffers of dropped entries go back now, not with the next delivery: a ring's worth of
      * bad entries in a row would otherwise leave the device nothing to receive into. */
     if (!delivered && dev->rx.nfree)
         vnet_refill_rx(dev);
-    if (tx_due(dev, vnet_now(dev)))
-        flush_tx(dev);
+    uint64_t later = vnet_now(dev); /* after the delivery, which may have taken a while */
+    if (tx_due(dev, later))
+        flush_tx(dev, later);
     return dev->broken ? -VNET_EIO : delivered;
 }
 
@@ -356,8 +361,9 @@ int vnet_rx_flush(struct vnet *dev, vnet_rx_fn cb, void *arg)
 {
     if (dev->broken)
         return -VNET_EIO;
-    int added = harvest_rx(dev, vnet_now(dev));
-    return added < 0 ? added : deliver_rx(dev, cb, arg);
+    uint64_t now = vnet_now(dev);
+    int added = harvest_rx(dev, now);
+    return added < 0 ? added : deliver_rx(dev, cb, arg, now);
 }
 
 uint64_t vnet_next_deadline(const struct vnet *dev)

@@ -55,17 +55,6 @@ void virtq_fini(struct virtq *q, const struct vnet_platform *p)
     q->mem = NULL;
 }
 
-/* A descriptor the driver holds, or -1 if all are with the device or in a held batch. */
-int virtq_get_free(struct virtq *q)
-{
-    return q->nfree ? q->free_ids[--q->nfree] : -1;
-}
-
-void virtq_put_free(struct virtq *q, uint16_t id)
-{
-    q->free_ids[q->nfree++] = id;
-}
-
 /* Fills descriptor id and appends it to the available ring, still invisible to the device
  * until virtq_publish() moves avail->idx (spec 2.6.13). */
 void virtq_add(struct virtq *q, uint16_t id, uint64_t addr, uint32_t len, uint16_t flags)
@@ -74,12 +63,6 @@ void virtq_add(struct virtq *q, uint16_t id, uint64_t addr, uint32_t len, uint16
     q->avail->ring[q->avail_idx & (q->size - 1)] = id;
     q->avail_idx++;
     q->owned[id] = 1;
-}
-
-/* Entries added but not yet published. */
-uint16_t virtq_pending(const struct virtq *q)
-{
-    return (uint16_t)(q->avail_idx - q->published_idx);
 }
 
 /* Makes every added entry visible (spec 2.6.13.3: ring entries before idx) and says whether
@@ -97,12 +80,6 @@ bool virtq_publish(struct virtq *q)
     if (q->event_idx)
         return vring_need_event(*avail_event(q), q->avail_idx, old);
     return !(*(volatile uint16_t *)&q->used->flags & VRING_USED_F_NO_NOTIFY);
-}
-
-/* True if the device has returned entries the driver has not read. */
-bool virtq_has_used(const struct virtq *q)
-{
-    return *(volatile uint16_t *)&q->used->idx != q->last_used;
 }
 
 /*
