@@ -154,14 +154,12 @@ static int sock_close(void *priv)
     return 0;
 }
 
+/* Preemption is off already (nom/fd.h: libnom polls under it). */
 static short sock_poll(void *priv)
 {
     struct nomsock *s = priv;
-    short r;
-    nom_preempt_disable();
-    r = nomsock_readiness(s);
+    short r = nomsock_readiness(s);
     s->notified = r;
-    nom_preempt_enable();
     return r;
 }
 

@@ -10,9 +10,10 @@
  * peer closed), from any context but the raw upcall: it must not miss a gained bit, since
  * epoll asks a file again only after such an event (level-triggered sets keep a ready file
  * until it is found not ready), and may report more (a call that gains nothing costs only
- * the waiters' checks). poll() returns the current POLLIN / POLLOUT /
- * POLLERR / POLLHUP bits, must be cheap and must not block (it may be called with preemption
- * disabled, to check readiness and start waiting atomically). close() is called once, when the last descriptor
+ * the waiters' checks). poll() returns the current POLLIN / POLLOUT / POLLERR / POLLHUP bits,
+ * must be cheap and must not block; libnom calls it with preemption disabled (poll, select,
+ * epoll and blocking I/O check readiness and start waiting atomically), so it needs no lock of
+ * its own against the core's other threads. close() is called once, when the last descriptor
  * referring to the file is closed. ioctl and fcntl may be NULL (-ENOTTY / -EINVAL);
  * O_NONBLOCK is kept by the table (F_GETFL/F_SETFL), and a kind may ask for it with
  * nom_fd_nonblocking(). The other ops run in thread context with preemption enabled, except
