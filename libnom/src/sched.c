@@ -298,7 +298,11 @@ static int hooks_arm(struct nom_cpu *c)
 #define NOM_IDLE_END_MARK() __asm__ volatile(".byte 0x0f, 0x1f, 0x84, 0x00, 'N', 'O', 'M', 'w'")
 
 /* A turn whose hooks asked to go on polling (a W hold) is idle polling too, not work: it ends
- * with the end mark, and the budget starts over after it. */
+ * with the end mark, and the budget starts over after it. A turn's end mark is followed at once
+ * by the next turn's begin mark, so the loop's own instructions between two turns (the pause,
+ * the count, the jump back) are idle polling as well: with them outside the marks, a few
+ * instructions per turn counted as work, and "work" per request rose with the idle turns a
+ * faster host fits between requests (issue 16; results/per-request-2026-12-01-driver-and-poll). */
 static void sched_idle(struct nom_cpu *c)
 {
     uint64_t start = nom_tsc();
@@ -308,20 +312,24 @@ static void sched_idle(struct nom_cpu *c)
             idle_poll_tsc = nom_us_to_tsc(idle_poll_us); /* once, not at every idle entry */
         poll_for = idle_poll_tsc;
     }
-    for (uint64_t turn = 1; hooks; turn++) {
+    if (hooks) {
         NOM_IDLE_BEGIN_MARK();
-        int r = hooks_poll(c);
-        if (r > 0 || c->work_pending || timer_due() || !runq_empty(&c->runq))
-            return;
-        if (r == NOM_IDLE_POLL_AGAIN) {
-            start = nom_tsc();
-            turn = 0;
+        for (uint64_t turn = 1;; turn++) {
+            int r = hooks_poll(c);
+            if (r > 0 || c->work_pending || timer_due() || !runq_empty(&c->runq))
+                return; /* a turn that found work: no end mark, it counts as work */
+            if (r == NOM_IDLE_POLL_AGAIN) {
+                start = nom_tsc();
+                turn = 0;
+            }
+            if (turn >= idle_poll_turns || nom_tsc() - start >= poll_for) {
+                NOM_IDLE_END_MARK();
+                break;
+            }
+            __builtin_ia32_pause();
+            NOM_IDLE_END_MARK();
+            NOM_IDLE_BEGIN_MARK();
         }
-        int spent = turn >= idle_poll_turns || nom_tsc() - start >= poll_for;
-        NOM_IDLE_END_MARK();
-        if (spent)
-            break;
-        __builtin_ia32_pause();
     }
     if (!hooks_arm(c))
         block_core(c);

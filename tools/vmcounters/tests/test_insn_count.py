@@ -64,6 +64,16 @@ def test_marked_idle_polling_is_counted_apart_exactly(built):
     assert final.total > final.idle + 4 * built["work"]
 
 
+def test_idle_turns_marked_back_to_back_are_idle_from_first_begin_to_last_end(built):
+    """libnom's idle loop ends a turn and begins the next with adjacent marks (sched.c), so that
+    the loop's own instructions between turns are idle too: does the plugin count every
+    instruction from the first begin mark to the last end mark (10 x IDLE - 1 in
+    tests/idle_b2b_guest.S), once, in IDLE spins?"""
+    final = run_loop_guest("idle-b2b", elf="idle-b2b-guest.elf")[-1]
+    assert final.spins == built["idle"]
+    assert final.idle == 10 * built["idle"] - 1
+
+
 def test_missing_plugin_is_reported(tmp_path):
     counter = vmcounters.InsnCounter(str(tmp_path), plugin=str(tmp_path / "none.so"))
     with pytest.raises(FileNotFoundError):
