@@ -130,9 +130,11 @@ static struct pbuf *rx_zc_wrap(struct vnet *dev, const struct vnet_rx_frame *fra
  * the checksum field holds it before the device adds the segment (virtio 5.1.6.2). */
 static u16_t pseudo_header_sum(const u8_t *ip, u8_t proto, u16_t l4_len)
 {
-    u32_t acc = (u32_t)proto + l4_len;
-    for (int i = 12; i < 20; i += 2) /* source and destination addresses */
-        acc += (u32_t)ip[i] << 8 | ip[i + 1];
+    u32_t src, dst;
+    memcpy(&src, ip + 12, 4); /* the addresses as two 32-bit loads, not four 16-bit steps */
+    memcpy(&dst, ip + 16, 4);
+    uint64_t acc = (uint64_t)lwip_ntohl(src) + lwip_ntohl(dst); /* at most 33 bits */
+    acc = (acc >> 16) + (acc & 0xffff) + proto + l4_len;      /* at most 18 bits */
     acc = (acc >> 16) + (acc & 0xffff);
     acc = (acc >> 16) + (acc & 0xffff);
     return lwip_htons((u16_t)acc);
@@ -178,7 +180,9 @@ static int tx_enqueue(struct netif *netif, struct pbuf *p)
     struct vnet_iov iov[VNET_TX_IOV_MAX];
     struct vnet_tx_csum csum;
     int n = tx_gather(p, iov, bounce);
-    int offload = (vnet_offloads(netif->state) & VNET_OFFLOAD_TX_CSUM) && tx_csum_of(p, &csum);
+    /* The netif generates TCP/UDP sums exactly when the device does not (netif_virtio_init):
+     * its flags say so without a call into the driver per frame. */
+    int offload = !(netif->chksum_flags & NETIF_CHECKSUM_GEN_TCP) && tx_csum_of(p, &csum);
     return vnet_tx_enqueue_csum(netif->state, iov, (unsigned)n, offload ? &csum : NULL);
 }
 

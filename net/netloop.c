@@ -151,11 +151,9 @@ static void netloop_timer_fired(void *arg)
  * 1,200 of its instructions: tools/bench/insn_profile.py --app netpipe --conns 1). */
 static uint64_t lwip_due_tsc, lwip_due_seen = UINT64_MAX;
 
-static uint64_t netloop_lwip_deadline(void)
+static __attribute__((noinline)) uint64_t netloop_lwip_deadline_again(void)
 {
     static u32_t due_ms;
-    if (nomnet_sys_now_calls() == lwip_due_seen)
-        return lwip_due_tsc;
     u32_t sleep_ms = sys_timeouts_sleeptime();
     if (sleep_ms == SYS_TIMEOUTS_SLEEPTIME_INFINITE) {
         lwip_due_tsc = 0;
@@ -168,6 +166,15 @@ static uint64_t netloop_lwip_deadline(void)
     }
     lwip_due_seen = nomnet_sys_now_calls();
     return lwip_due_tsc;
+}
+
+/* Inline, as netloop_rearm below: both run at every socket call, and their common case is a
+ * compare or two (a call each was 25 instructions, 4.4 times per NetPIPE message; issue 16). */
+static inline __attribute__((always_inline)) uint64_t netloop_lwip_deadline(void)
+{
+    if (nomnet_sys_now_calls() == lwip_due_seen)
+        return lwip_due_tsc;
+    return netloop_lwip_deadline_again();
 }
 
 /* Runs lwIP's timeouts if one may be due: not before the deadline above while it stands. */
@@ -185,7 +192,8 @@ static void netloop_check_timeouts(void)
  * call, two LAPIC timer writes and a timer interrupt with its EOI (VM exits each under KVM:
  * 2.5 of W=10's 3.3 exit-equivalents per memcached request beyond W=0's,
  * tools/bench/holds.py --kvmcost skylake). */
-static void netloop_rearm(uint64_t extra_deadline, int with_batch)
+static inline __attribute__((always_inline)) void netloop_rearm(uint64_t extra_deadline,
+                                                                 int with_batch)
 {
     uint64_t deadline = netloop_lwip_deadline();
     uint64_t dev_deadline = with_batch ? vnet_next_deadline(loop_dev) : 0;

@@ -29,10 +29,19 @@ void netloop_rx_flush(void);
 struct vnet *netloop_device(void);
 /* What sys_now() (sys_arch.c) returned last: with sys_timeouts_sleeptime() it gives lwIP's
  * next due time without a second clock read. */
-u32_t nomnet_sys_now_last(void);
+static inline u32_t nomnet_sys_now_last(void)
+{
+    extern u32_t nomnet_sys_now_last_ms;
+    return nomnet_sys_now_last_ms;
+}
 /* How many times sys_now() ran: lwIP reads it whenever it adds or runs timeouts
- * (sys_timeout, sys_check_timeouts), so while the count stands its next due time stands too. */
-uint64_t nomnet_sys_now_calls(void);
+ * (sys_timeout, sys_check_timeouts), so while the count stands its next due time stands too.
+ * Inline: netloop asks it at every socket call (issue 16). */
+static inline uint64_t nomnet_sys_now_calls(void)
+{
+    extern uint64_t nomnet_sys_now_count;
+    return nomnet_sys_now_count;
+}
 /* At exit (nom_net_start registers it with atexit): waits, at most a second, until the device
  * has taken every frame the stack sent, so the last answers are not lost to the reset the
  * kernel gives a NIC whose owner ended. Takes the stack lock itself. */

@@ -7,24 +7,14 @@
 
 #include "netloop.h"
 
-static u32_t now_last;
-static uint64_t now_calls;
+u32_t nomnet_sys_now_last_ms;
+uint64_t nomnet_sys_now_count;
 
 /* Wraps every 49 days; lwIP compares timeouts with wrap-safe differences. */
 u32_t sys_now(void)
 {
-    now_calls++;
-    return now_last = (u32_t)(nom_now_ns() / 1000000u);
-}
-
-u32_t nomnet_sys_now_last(void)
-{
-    return now_last;
-}
-
-uint64_t nomnet_sys_now_calls(void)
-{
-    return now_calls;
+    nomnet_sys_now_count++;
+    return nomnet_sys_now_last_ms = (u32_t)(nom_now_ns() / 1000000u);
 }
 
 static uint64_t rand_state;

@@ -151,7 +151,7 @@ int vnet_tx_enqueue_csum(struct vnet *dev, const struct vnet_iov *iov, unsigned 
     size_t len = iovcnt && iovcnt <= VNET_TX_IOV_MAX ? iov_total(iov, iovcnt) : 0;
     if (len == 0 || len > VNET_MTU_FRAME)
         return -VNET_EINVAL;
-    if (csum && (!(vnet_offloads(dev) & VNET_OFFLOAD_TX_CSUM)
+    if (csum && (!(dev->features >> VIRTIO_NET_F_CSUM & 1) /* vnet_offloads' TX_CSUM, inline */
                  || (size_t)csum->start + csum->offset + 2 > len))
         return -VNET_EINVAL;
     /* Reap only when out of descriptors: reading used->idx touches a line the device writes. */
