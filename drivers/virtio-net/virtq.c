@@ -55,16 +55,6 @@ void virtq_fini(struct virtq *q, const struct vnet_platform *p)
     q->mem = NULL;
 }
 
-/* Fills descriptor id and appends it to the available ring, still invisible to the device
- * until virtq_publish() moves avail->idx (spec 2.6.13). */
-void virtq_add(struct virtq *q, uint16_t id, uint64_t addr, uint32_t len, uint16_t flags)
-{
-    q->desc[id] = (struct vring_desc){ .addr = addr, .len = len, .flags = flags };
-    q->avail->ring[q->avail_idx & (q->size - 1)] = id;
-    q->avail_idx++;
-    q->owned[id] = 1;
-}
-
 /* Makes every added entry visible (spec 2.6.13.3: ring entries before idx) and says whether
  * the device wants a notification: with EVENT_IDX when the new entries cross avail_event
  * (2.6.8.1, vring_need_event), else unless the device set VRING_USED_F_NO_NOTIFY (2.6.7.1).
@@ -80,31 +70,6 @@ bool virtq_publish(struct virtq *q)
     if (q->event_idx)
         return vring_need_event(*avail_event(q), q->avail_idx, old);
     return !(*(volatile uint16_t *)&q->used->flags & VRING_USED_F_NO_NOTIFY);
-}
-
-/*
- * Reads the next used entry. VIRTQ_ENTRY: *id is a descriptor the device owned, now the
- * driver's, *len what the device wrote. VIRTQ_BAD_ID: the entry names a descriptor the device
- * does not own (out of range, or returned twice); it is consumed and must be dropped.
- * VIRTQ_BROKEN: used->idx claims more entries than were ever published, so no entry of this
- * ring can be trusted. VIRTQ_EMPTY: nothing new.
- */
-int virtq_used_next(struct virtq *q, uint16_t *id, uint32_t *len)
-{
-    uint16_t used_idx = *(volatile uint16_t *)&q->used->idx;
-    if (used_idx == q->last_used)
-        return VIRTQ_EMPTY;
-    if ((uint16_t)(used_idx - q->last_used) > (uint16_t)(q->published_idx - q->last_used))
-        return VIRTQ_BROKEN;
-    vnet_rmb(); /* read the entry only after seeing idx cover it (spec 2.6.14) */
-    struct vring_used_elem e = q->used->ring[q->last_used & (q->size - 1)];
-    q->last_used++;
-    if (e.id >= q->size || !q->owned[e.id])
-        return VIRTQ_BAD_ID;
-    q->owned[e.id] = 0;
-    *id = (uint16_t)e.id;
-    *len = e.len;
-    return VIRTQ_ENTRY;
 }
 
 /* Asks the device not to interrupt. With EVENT_IDX the device interrupts only when used->idx

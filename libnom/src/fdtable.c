@@ -24,11 +24,6 @@ int fdtable_install(struct nom_fdtable *t, const struct nom_file_ops *ops, void 
     return fd;
 }
 
-struct nom_file *fdtable_get(struct nom_fdtable *t, int fd)
-{
-    return fd >= 0 && fd < NOM_FD_MAX ? t->slot[fd] : NULL;
-}
-
 struct nom_file *fdtable_remove(struct nom_fdtable *t, int fd)
 {
     struct nom_file *f = fdtable_get(t, fd);

@@ -59,16 +59,3 @@ int timerheap_remove(struct nom_timerheap *h, struct nom_timer *t)
     return 1;
 }
 
-struct nom_timer *timerheap_min(const struct nom_timerheap *h)
-{
-    return h->len ? h->slots[1] : NULL;
-}
-
-struct nom_timer *timerheap_pop_expired(struct nom_timerheap *h, uint64_t now)
-{
-    struct nom_timer *t = timerheap_min(h);
-    if (!t || t->deadline > now)
-        return NULL;
-    timerheap_remove(h, t);
-    return t;
-}

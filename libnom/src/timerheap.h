@@ -23,9 +23,20 @@ struct nom_timerheap {
 int timerheap_insert(struct nom_timerheap *h, struct nom_timer *t);
 /* Removes t if it is in the heap; returns 1 if it was. */
 int timerheap_remove(struct nom_timerheap *h, struct nom_timer *t);
-/* The earliest timer, or NULL. */
-struct nom_timer *timerheap_min(const struct nom_timerheap *h);
+/* The earliest timer, or NULL. Inline, as the next: the scheduler asks at every pass and
+ * every idle turn, and the answer is usually "none due" (issue 16). */
+static inline struct nom_timer *timerheap_min(const struct nom_timerheap *h)
+{
+    return h->len ? h->slots[1] : NULL;
+}
 /* Removes and returns the earliest timer whose deadline <= now, or NULL. */
-struct nom_timer *timerheap_pop_expired(struct nom_timerheap *h, uint64_t now);
+static inline struct nom_timer *timerheap_pop_expired(struct nom_timerheap *h, uint64_t now)
+{
+    struct nom_timer *t = timerheap_min(h);
+    if (!t || t->deadline > now)
+        return NULL;
+    timerheap_remove(h, t);
+    return t;
+}
 
 #endif /* NOM_TIMERHEAP_H */
