@@ -18,20 +18,19 @@ TOP   ?= $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
 BUILD ?= $(TOP)/build
 
 NOM_NEWLIB_SYSROOT := $(BUILD)/libnom/newlib/install/x86_64-elf
+NOM_GCC_INCLUDE    := $(shell gcc -print-file-name=include)
+NOM_LIBGCC         := $(shell gcc -print-libgcc-file-name)
+
 # NOM_LTO: link-time optimization, for the code of a request's path that lives in separate
-#   units and libraries: lwIP, net/ and the virtio-net driver (their Makefiles) and the
+#   units and libraries: libnom, lwIP, net/ and the virtio-net driver (their Makefiles) and the
 #   applications' own code where they can (not NetPIPE's objcopy-renamed objects, not
 #   memcached's configure-built tree). Their small calls across files and libraries (pbuf header
-#   moves, the driver's deadline and commit calls, the socket layer's lwIP calls) are inlined at
-#   the link: about 500 instructions less per NetPIPE message (issue 16,
-#   results/per-request-2026-12-01-lto). libnom stays out: newlib's archive calls back into it
-#   (read, _exit, the lock hooks), and a member pulled in by such a call after the link-time
-#   compilation started is one the linker can no longer take from IR, so the link fails.
+#   moves, the driver's deadline and commit calls, the socket layer's lwIP calls, libnom's
+#   preemption and wake-up calls) are inlined at the link: about 500 instructions less per
+#   NetPIPE message without libnom (issue 16, results/per-request-2026-12-01-lto).
 #   NOM_LTO_LINK: the link flags that go with it; harmless in a link without IR objects.
 NOM_LTO      := -flto
 NOM_LTO_LINK := -flto=auto -O2 -g
-NOM_GCC_INCLUDE    := $(shell gcc -print-file-name=include)
-NOM_LIBGCC         := $(shell gcc -print-libgcc-file-name)
 
 NOM_CFLAGS := -std=gnu11 -nostdinc -fno-pie -fno-stack-protector \
               -fno-asynchronous-unwind-tables \
@@ -43,7 +42,25 @@ NOM_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,noexecstack 
                -T $(TOP)/linker/app.ld $(BUILD)/libnom/crt0.o
 # -u: libnom's memcpy, memmove, memchr, memcmp and strlen (src/) replace newlib's; undefined
 # from the start, they are taken from libnom.a even where only newlib's own code calls them.
+# NOM_NEWLIB_HOOKS: what newlib's libc.a calls back into libnom for (`nm -u` of libc.a that
+#   libnom.a defines). Named undefined (-u) from the start, the libnom objects that define them
+#   are taken in the linker's first pass: a libc.a member that the link-time compilation pulls
+#   in late (printf turned into puts, an abort) finds them there, where an IR object first
+#   wanted that late could no longer be added ("undefined reference to `_exit'"). A newlib that
+#   needs one more fails the same way, loudly: add it here. The string functions (-u above) are
+#   compiled without LTO (libnom/Makefile): GCC emits calls to them during that compilation.
+NOM_NEWLIB_HOOKS := _exit close environ execve fcntl fork fstat getentropy getpid gettimeofday \
+                    isatty kill link lseek mkdir open raise read sbrk sigprocmask stat times \
+                    unlink wait write __getreent __retarget_lock_acquire \
+                    __retarget_lock_acquire_recursive __retarget_lock_close_recursive \
+                    __retarget_lock_init_recursive __retarget_lock_release \
+                    __retarget_lock_release_recursive __lock___arc4random_mutex \
+                    __lock___at_quick_exit_mutex __lock___atexit_recursive_mutex \
+                    __lock___env_recursive_mutex __lock___malloc_recursive_mutex \
+                    __lock___sfp_recursive_mutex __lock___sinit_recursive_mutex __lock___tz_mutex
+NOM_COMMA := ,
 NOM_LIBS := -Wl,-u,memcpy -Wl,-u,memmove -Wl,-u,memchr -Wl,-u,memcmp -Wl,-u,strlen \
+            $(addprefix -Wl$(NOM_COMMA)-u$(NOM_COMMA),$(NOM_NEWLIB_HOOKS)) \
             -Wl,--start-group $(BUILD)/libnom/libnom.a $(NOM_NEWLIB_SYSROOT)/lib/libc.a \
             $(NOM_NEWLIB_SYSROOT)/lib/libm.a $(NOM_LIBGCC) -Wl,--end-group
 NOM_LINK_DEPS := $(TOP)/linker/app.ld $(BUILD)/libnom/crt0.o $(BUILD)/libnom/libnom.a \

@@ -345,7 +345,10 @@ void sched_schedule(void)
     struct nom_thread *cur = c->current, *next;
     struct nom_runq_link *l;
     for (;;) {
-        sched_run_pending(c);
+        /* Most passes find nothing recorded and no timer due: then the runner (an errno save,
+         * the callback identity, the loop) is not entered at all (issue 16). */
+        if (c->work_pending || timer_due())
+            sched_run_pending(c);
         if ((l = runq_pop(&c->runq)) != NULL)
             break;
         sched_idle(c);

@@ -20,7 +20,10 @@ extern struct __lock __lock___malloc_recursive_mutex;
 __attribute__((used)) static struct __lock *const newlib_locks_linked =
     &__lock___malloc_recursive_mutex;
 
-int main(int argc, char **argv, char **envp);
+/* Unprototyped on purpose: applications define main() with none, two or three parameters
+ * (C11 5.1.2.2.1, and the Unix envp), and under link-time optimization a prototype here that
+ * differs from theirs is a type mismatch GCC warns about at every link. */
+int main();
 void __libc_init_array(void);
 void __libc_fini_array(void);
 
