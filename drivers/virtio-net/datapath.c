@@ -151,7 +151,7 @@ int vnet_tx_enqueue_csum(struct vnet *dev, const struct vnet_iov *iov, unsigned 
     size_t len = iovcnt && iovcnt <= VNET_TX_IOV_MAX ? iov_total(iov, iovcnt) : 0;
     if (len == 0 || len > VNET_MTU_FRAME)
         return -VNET_EINVAL;
-    if (csum && (!(dev->features >> VIRTIO_NET_F_CSUM & 1) /* vnet_offloads' TX_CSUM, inline */
+    if (csum && (!vnet_has(dev, VIRTIO_NET_F_CSUM)
                  || (size_t)csum->start + csum->offset + 2 > len))
         return -VNET_EINVAL;
     /* Reap only when out of descriptors: reading used->idx touches a line the device writes. */
@@ -227,7 +227,7 @@ static int harvest_rx(struct vnet *dev, uint64_t now)
 static uint32_t rx_flags(const struct vnet *dev, const uint8_t *buf)
 {
     const struct virtio_net_hdr_v1 *hdr = (const struct virtio_net_hdr_v1 *)buf;
-    if (!(dev->features >> VIRTIO_NET_F_GUEST_CSUM & 1))
+    if (!vnet_has(dev, VIRTIO_NET_F_GUEST_CSUM))
         return 0;
     return hdr->flags & (VIRTIO_NET_HDR_F_DATA_VALID | VIRTIO_NET_HDR_F_NEEDS_CSUM)
            ? VNET_RX_CSUM_OK : 0;

@@ -36,11 +36,6 @@ static int negotiate(struct vnet *dev, bool csum_offload)
     return vpci_status(&dev->t) & VIRTIO_CONFIG_S_FEATURES_OK ? 0 : -VNET_ENOTSUP;
 }
 
-static bool has(const struct vnet *dev, unsigned bit)
-{
-    return dev->features >> bit & 1;
-}
-
 /* The queue size: what the caller asked, at most what both queues accept, a power of two
  * (2.6: split queue sizes are powers of two). 0 if a queue is missing. */
 static uint16_t pick_queue_size(struct vnet *dev, uint16_t asked)
@@ -84,7 +79,7 @@ static int alloc_buffers(struct vnet *dev)
  * entry 0. Transmit completions are reaped lazily, so the tx queue gets no vector at all. */
 static int setup_queues(struct vnet *dev, uint16_t size)
 {
-    bool event_idx = has(dev, VIRTIO_RING_F_EVENT_IDX);
+    bool event_idx = vnet_has(dev, VIRTIO_RING_F_EVENT_IDX);
     int err = virtq_init(&dev->rx, &dev->plat, size, event_idx);
     if (!err)
         err = virtq_init(&dev->tx, &dev->plat, size, event_idx);
@@ -108,7 +103,7 @@ static int setup_queues(struct vnet *dev, uint16_t size)
 /* The MAC (5.1.4), read until the configuration generation is stable (4.1.4.3.1). */
 static void read_mac(struct vnet *dev)
 {
-    if (!has(dev, VIRTIO_NET_F_MAC))
+    if (!vnet_has(dev, VIRTIO_NET_F_MAC))
         return;
     uint8_t gen;
     do {
@@ -253,7 +248,7 @@ int vnet_link_up(struct vnet *dev)
         dev->broken = true;
         return -VNET_EIO;
     }
-    if (!has(dev, VIRTIO_NET_F_STATUS))
+    if (!vnet_has(dev, VIRTIO_NET_F_STATUS))
         return 1;
     return vpci_config_read(&dev->t, 6, 2) & VIRTIO_NET_S_LINK_UP ? 1 : 0;
 }
@@ -271,6 +266,6 @@ uint64_t vnet_features(const struct vnet *dev)
 
 unsigned vnet_offloads(const struct vnet *dev)
 {
-    return (has(dev, VIRTIO_NET_F_CSUM) ? VNET_OFFLOAD_TX_CSUM : 0)
-           | (has(dev, VIRTIO_NET_F_GUEST_CSUM) ? VNET_OFFLOAD_RX_CSUM : 0);
+    return (vnet_has(dev, VIRTIO_NET_F_CSUM) ? VNET_OFFLOAD_TX_CSUM : 0)
+           | (vnet_has(dev, VIRTIO_NET_F_GUEST_CSUM) ? VNET_OFFLOAD_RX_CSUM : 0);
 }

@@ -195,6 +195,13 @@ enum { RX_BUF_SPARE = 0xffff, RX_BUF_KEPT = 0xfffe };
 
 void vnet_refill_rx(struct vnet *dev);
 
+/* Whether the feature bit was negotiated. Inline: the data path asks per frame (checksum
+ * offload both ways). */
+static inline bool vnet_has(const struct vnet *dev, unsigned bit)
+{
+    return dev->features >> bit & 1;
+}
+
 /* The platform's clock. Inline: the data path reads it up to 9 times a request (issue 16). */
 static inline uint64_t vnet_now(const struct vnet *dev)
 {
