@@ -40,15 +40,17 @@ NOM_CFLAGS := -std=gnu11 -nostdinc -fno-pie -fno-stack-protector \
               -isystem $(NOM_NEWLIB_SYSROOT)/include -isystem $(NOM_GCC_INCLUDE)
 NOM_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,noexecstack $(NOM_LTO_LINK) \
                -T $(TOP)/linker/app.ld $(BUILD)/libnom/crt0.o
-# -u: libnom's memcpy, memmove, memchr, memcmp and strlen (src/) replace newlib's; undefined
-# from the start, they are taken from libnom.a even where only newlib's own code calls them.
+# NOM_STRING_FUNCS: libnom's (src/) replace newlib's; undefined (-u) from the start, they are
+#   taken from libnom.a even where only newlib's own code calls them. They are compiled without
+#   LTO (libnom/Makefile): GCC emits calls to them during the link-time compilation.
+NOM_STRING_FUNCS := memcpy memmove memchr memcmp strlen
 # NOM_NEWLIB_HOOKS: what newlib's libc.a calls back into libnom for (`nm -u` of libc.a that
 #   libnom.a defines). Named undefined (-u) from the start, the libnom objects that define them
 #   are taken in the linker's first pass: a libc.a member that the link-time compilation pulls
 #   in late (printf turned into puts, an abort) finds them there, where an IR object first
 #   wanted that late could no longer be added ("undefined reference to `_exit'"). A newlib that
-#   needs one more fails the same way, loudly: add it here. The string functions (-u above) are
-#   compiled without LTO (libnom/Makefile): GCC emits calls to them during that compilation.
+#   needs one more fails the same way, loudly: add it here. This is also what makes the link
+#   take libnom's locks (newlib_locks.c) over libc.a's single-threaded defaults (misc/lock.o).
 NOM_NEWLIB_HOOKS := _exit close environ execve fcntl fork fstat getentropy getpid gettimeofday \
                     isatty kill link lseek mkdir open raise read sbrk sigprocmask stat times \
                     unlink wait write __getreent __retarget_lock_acquire \
@@ -59,8 +61,7 @@ NOM_NEWLIB_HOOKS := _exit close environ execve fcntl fork fstat getentropy getpi
                     __lock___env_recursive_mutex __lock___malloc_recursive_mutex \
                     __lock___sfp_recursive_mutex __lock___sinit_recursive_mutex __lock___tz_mutex
 NOM_COMMA := ,
-NOM_LIBS := -Wl,-u,memcpy -Wl,-u,memmove -Wl,-u,memchr -Wl,-u,memcmp -Wl,-u,strlen \
-            $(addprefix -Wl$(NOM_COMMA)-u$(NOM_COMMA),$(NOM_NEWLIB_HOOKS)) \
+NOM_LIBS := $(addprefix -Wl$(NOM_COMMA)-u$(NOM_COMMA),$(NOM_STRING_FUNCS) $(NOM_NEWLIB_HOOKS)) \
             -Wl,--start-group $(BUILD)/libnom/libnom.a $(NOM_NEWLIB_SYSROOT)/lib/libc.a \
             $(NOM_NEWLIB_SYSROOT)/lib/libm.a $(NOM_LIBGCC) -Wl,--end-group
 NOM_LINK_DEPS := $(TOP)/linker/app.ld $(BUILD)/libnom/crt0.o $(BUILD)/libnom/libnom.a \

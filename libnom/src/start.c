@@ -11,15 +11,6 @@ uint32_t nom_app_id;
 char **environ;
 uint64_t nom_start_tsc;
 
-/* newlib's libc.a carries single-threaded defaults for its locks (misc/lock.o: every call
- * returns at once). libnom's (newlib_locks.c) must be the ones linked: naming one of their
- * symbols here makes the linker take that object while it scans libnom.a, before libc.a is
- * searched for the locks malloc and stdio ask for. */
-struct __lock;
-extern struct __lock __lock___malloc_recursive_mutex;
-__attribute__((used)) static struct __lock *const newlib_locks_linked =
-    &__lock___malloc_recursive_mutex;
-
 /* Unprototyped on purpose: applications define main() with none, two or three parameters
  * (C11 5.1.2.2.1, and the Unix envp), and under link-time optimization a prototype here that
  * differs from theirs is a type mismatch GCC warns about at every link. */
