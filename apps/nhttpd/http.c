@@ -4,33 +4,58 @@
 
 #include <string.h>
 
-/* RFC 9110 5.6.2: token characters, DIGIT / ALPHA / "!#$%&'*+-.^_`|~", as a bit per byte
- * value below 128. A table, not strchr over the symbols: the space after the method and the
- * colon and dash of every field name each cost a strchr call, 2% of nhttpd's instructions
- * per request (issue 16's profile). */
-static bool is_tchar(unsigned char c)
-{
-    static const uint64_t tchar[2] = {
-        0x03ff6cfa00000000ull, /* 0x00-0x3f: ! # $ % & ' * + - . and 0-9 */
-        0x57ffffffc7fffffeull, /* 0x40-0x7f: A-Z ^ _ ` a-z | ~ */
-    };
-    return c < 128 && (tchar[c >> 6] >> (c & 63)) & 1;
-}
+/* RFC 9110 5.6.2: token characters, DIGIT / ALPHA / "!#$%&'*+-.^_`|~". A table, not strchr
+ * over the symbols: the space after the method and the colon and dash of every field name each
+ * cost a strchr call, 2% of nhttpd's instructions per request (issue 16's profile). A byte per
+ * byte value, the character itself where it is a tchar, a space or (from 0x80) NUL where not:
+ * one compare a character, where a bit per value took five more instructions (the scans of
+ * the method and the Host field's name cost 107 instructions a request with bits, 43 with
+ * bytes: issue 16). */
+static const char tchar_table[256] = "                                "  /* 0x00-0x1f */
+                                     " ! #$%&'  *+ -. 0123456789      "  /* 0x20-0x3f */
+                                     " ABCDEFGHIJKLMNOPQRSTUVWXYZ   ^_"  /* 0x40-0x5f */
+                                     "`abcdefghijklmnopqrstuvwxyz | ~ "; /* 0x60-0x7f */
+
+static bool is_tchar(unsigned char c) { return tchar_table[c] > ' '; }
 
 static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
 static char lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
 
 /* a[0..n) is lit, a lower-case literal, in any case. A macro so that the length test, which
- * settles most mismatches, is a constant compare, not a strlen. */
-#define EQUALS_NOCASE(a, n, lit) ((n) == sizeof(lit) - 1 && same_nocase((a), (lit), (n)))
+ * settles most mismatches, is a constant compare, not a strlen, and so that same_nocase gets
+ * lit padded with NULs: a word can be read from it whatever its length. */
+#define EQUALS_NOCASE(a, n, lit) \
+    ((n) == sizeof(lit) - 1 && same_nocase((a), lit "\0\0\0\0\0\0\0", sizeof(lit) - 1))
 
-static bool same_nocase(const char *a, const char *lit, size_t n)
+/* 0x20 in the bytes of w (ASCII) that are lower-case letters. No carry crosses a byte, as every
+ * byte is below 0x80; for a literal's word, the compiler works it out. */
+static inline uint64_t letter_bits(uint64_t w)
 {
-    for (size_t i = 0; i < n; i++)
-        if (lower(a[i]) != lit[i])
+    uint64_t from_a = w + SCAN_ONES * (0x80 - 'a'), past_z = w + SCAN_ONES * (0x80 - 'z' - 1);
+    return (from_a & ~past_z & SCAN_HIGHS) >> 2;
+}
+
+/* Whether the n <= 8 bytes at a are those of lit (a lower-case literal, NULs after its n
+ * bytes) in any case: 0x20 or'ed into the bytes where lit has a letter makes 'H' and 'h' both
+ * 'h', and nothing else 'h'. */
+static inline bool same_nocase_word(const char *a, const char *lit, size_t n)
+{
+    uint64_t x = 0, y = scan_load8(lit);
+    __builtin_memcpy(&x, a, n);
+    return (x | letter_bits(y)) == y;
+}
+
+/* A word at a time, the last one overlapping the one before: "host" cost 42 instructions byte
+ * by byte, 4 as a word (issue 16). lit as EQUALS_NOCASE passes it. */
+static inline bool same_nocase(const char *a, const char *lit, size_t n)
+{
+    if (n <= 8)
+        return same_nocase_word(a, lit, n);
+    for (size_t i = 0; i + 8 < n; i += 8)
+        if (!same_nocase_word(a + i, lit + i, 8))
             return false;
-    return true;
+    return same_nocase_word(a + n - 8, lit + n - 8, 8);
 }
 
 /* Methods are case-sensitive (RFC 9110 9.1). */
@@ -48,18 +73,22 @@ static enum http_method classify_method(const char *m, size_t n)
     return HTTP_UNKNOWN;
 }
 
+/* The length of the line end (LF, or CR LF: RFC 9112 2.2 lets a recipient accept a bare LF) at
+ * the start of l[0..avail), or 0 if none is there. */
+static size_t line_end(const char *l, size_t avail)
+{
+    if (avail >= 1 && l[0] == '\n')
+        return 1;
+    return avail >= 2 && l[0] == '\r' && l[1] == '\n' ? 2 : 0;
+}
+
 /* RFC 9112 2.2: a server SHOULD ignore at least one empty line before the request-line. */
 static size_t skip_empty_lines(const char *b, size_t len)
 {
-    size_t i = 0;
-    for (;;) {
-        if (i < len && b[i] == '\n')
-            i++;
-        else if (i + 1 < len && b[i] == '\r' && b[i + 1] == '\n')
-            i += 2;
-        else
-            return i;
-    }
+    size_t i = 0, n;
+    while ((n = line_end(b + i, len - i)) != 0)
+        i += n;
+    return i;
 }
 
 /* Offset just past the empty line that ends the head, or 0. Lines end in LF, optionally
@@ -81,13 +110,6 @@ static size_t find_head_end(const char *b, size_t len, size_t lead, size_t *scan
     }
 }
 
-/* Length of a line's content without its CR LF or LF. */
-static size_t line_content(const char *l, const char *nl)
-{
-    size_t n = (size_t)(nl - l);
-    return n > 0 && l[n - 1] == '\r' ? n - 1 : n;
-}
-
 /* v[0..8) is "HTTP/" DIGIT "." DIGIT (RFC 9112 2.3), tested as one word: the letters, the
  * slash and the dot are compared at once, then the two digits. */
 static bool is_version(const char *v)
@@ -100,26 +122,42 @@ static bool is_version(const char *v)
     return (w & m) == p && is_digit((unsigned char)v[5]) && is_digit((unsigned char)v[7]);
 }
 
-/* RFC 9112 3: method SP request-target SP HTTP-version, l[0..n) without the line end. */
-static int parse_request_line(const char *l, size_t n, struct http_request *req)
+/*
+ * The line parsers below read a line and its end from l[0..avail), which holds the line and
+ * maybe what follows it, so the parser's own scan finds where the line ends: a memchr for the
+ * LF first was a second pass over every line (160 instructions per request, issue 16). Each
+ * sets *next to the line's length with its end once it has seen that end (always when it
+ * returns HTTP_PARSE_DONE) and leaves it 0 otherwise. The status does not depend on what
+ * follows the line: every byte a parser accepts before the line end is one that no line end
+ * (CR, LF) can be, so it stops at the same byte whether l holds this line alone or more. A
+ * status without *next is the line's once a LF shows the line complete (the caller looks for
+ * it); before that the line is only incomplete.
+ */
+
+/* RFC 9112 3: method SP request-target SP HTTP-version, then the line end. */
+static int parse_request_line(const char *l, size_t avail, struct http_request *req,
+                              size_t *next)
 {
     size_t i = 0;
-    while (i < n && is_tchar((unsigned char)l[i]))
+    while (i < avail && is_tchar((unsigned char)l[i]))
         i++;
-    if (i == 0 || i > HTTP_MAX_METHOD || i == n || l[i] != ' ')
+    if (i == 0 || i > HTTP_MAX_METHOD || i == avail || l[i] != ' ')
         return 400;
     req->method = classify_method(l, i);
     size_t t = ++i;
-    i += span_target_chars(l + t, n - t);
+    i += span_target_chars(l + t, avail - t);
     if (i - t > HTTP_MAX_TARGET)
         return 414;
-    if (i == t || i == n || l[i] != ' ')
+    if (i == t || i == avail || l[i] != ' ')
         return 400;
     req->target = l + t;
     req->target_len = i - t;
     const char *v = l + i + 1;
-    if (n - i - 1 != 8 || !is_version(v))
+    size_t rest = avail - i - 1, end;
+    /* The version is the line's last eight bytes: its end follows at once. */
+    if (rest < 9 || !is_version(v) || (end = line_end(v + 8, rest - 8)) == 0)
         return 400;
+    *next = i + 9 + end;
     if (v[5] != '1')
         return 505;
     req->version_minor = v[7] == '0' ? 0 : 1;
@@ -201,20 +239,24 @@ static int parse_content_length(const char *v, size_t n, struct field_state *st,
     return HTTP_PARSE_DONE;
 }
 
-/* field-name ":" OWS field-value OWS (RFC 9112 5), l[0..n) without the line end. */
-static int parse_field(const char *l, size_t n, struct field_state *st, struct http_request *req)
+/* field-name ":" OWS field-value OWS (RFC 9112 5), then the line end. */
+static int parse_field(const char *l, size_t avail, struct field_state *st,
+                       struct http_request *req, size_t *next)
 {
     if (++st->fields > HTTP_MAX_FIELDS)
         return 431;
     size_t i = 0;
-    while (i < n && is_tchar((unsigned char)l[i]))
+    while (i < avail && is_tchar((unsigned char)l[i]))
         i++;
     /* No name, whitespace before the colon (5.1) or obs-fold (5.2): all rejected. */
-    if (i == 0 || i == n || l[i] != ':')
+    if (i == 0 || i == avail || l[i] != ':')
         return 400;
-    size_t name_len = i, s = i + 1, e = n;
-    if (!all_field_chars(l + s, e - s))
+    size_t name_len = i, s = i + 1, e = s + span_field_chars(l + s, avail - s);
+    /* The value ends at its first byte that is no field char: that must be the line end. */
+    size_t end = line_end(l + e, avail - e);
+    if (end == 0)
         return 400;
+    *next = e + end;
     while (s < e && (l[s] == ' ' || l[s] == '\t'))
         s++;
     while (e > s && (l[e - 1] == ' ' || l[e - 1] == '\t'))
@@ -242,31 +284,13 @@ static int finish_head(const struct field_state *st, size_t end, struct http_req
     return HTTP_PARSE_DONE;
 }
 
-/* Parses the complete head b[lead..end). */
-static int parse_head(const char *b, size_t lead, size_t end, struct http_request *req)
-{
-    struct field_state st = {0};
-    const char *l = b + lead, *stop = b + end;
-    const char *nl = memchr(l, '\n', (size_t)(stop - l));
-    int r = parse_request_line(l, line_content(l, nl), req);
-    if (r != HTTP_PARSE_DONE)
-        return r;
-    for (l = nl + 1; (nl = memchr(l, '\n', (size_t)(stop - l))) != NULL; l = nl + 1) {
-        size_t n = line_content(l, nl);
-        if (n == 0)
-            break; /* the empty line ending the head */
-        if ((r = parse_field(l, n, &st, req)) != HTTP_PARSE_DONE)
-            return r;
-    }
-    return finish_head(&st, end, req);
-}
-
-/* A head seen for the first time (nothing scanned before): finds its end and parses its lines
- * in one pass, so each line is searched for once, not twice (find_head_end, then parse_head:
- * memchr was 5% of nhttpd's work per request). Returns the same as find_head_end followed by
- * parse_head would, with *end the head's end (0: incomplete, *scanned then where the scan
- * stopped, as find_head_end leaves it): a head longer than HTTP_MAX_HEAD is 431 whatever its
- * lines hold, else the first line's error, else the whole head's. */
+/* Parses the head at b[lead..len) line by line, each line's end found by its parser (above), so
+ * a head seen for the first time is read once: searching for its end first (find_head_end),
+ * then parsing its lines, read it twice (issue 16: memchr was 5% of nhttpd's work per
+ * request). Returns what finding the end and then parsing would, with *end the head's end (0:
+ * incomplete, *scanned then where the scan stopped, as find_head_end leaves it): a head longer
+ * than HTTP_MAX_HEAD is 431 whatever its lines hold, else the first line's error, else the
+ * whole head's. */
 static int parse_in_one_pass(const char *b, size_t len, size_t lead, size_t *scanned,
                              size_t *end, struct http_request *req)
 {
@@ -274,23 +298,27 @@ static int parse_in_one_pass(const char *b, size_t len, size_t lead, size_t *sca
     int r = HTTP_PARSE_DONE;
     size_t pos = lead;
     for (;;) {
-        const char *nl = memchr(b + pos, '\n', len - pos);
-        if (nl == NULL) {
-            *scanned = pos;
-            *end = 0;
-            return HTTP_PARSE_MORE;
-        }
-        size_t n = line_content(b + pos, nl);
-        if (pos > lead && n == 0) { /* the empty line ending the head */
-            *end = (size_t)(nl - b) + 1;
+        const char *l = b + pos;
+        size_t avail = len - pos, next = pos > lead ? line_end(l, avail) : 0;
+        if (next != 0) { /* the empty line ending the head */
+            *end = pos + next;
             if (*end > HTTP_MAX_HEAD)
                 return 431;
             return r != HTTP_PARSE_DONE ? r : finish_head(&st, *end, req);
         }
         if (r == HTTP_PARSE_DONE)
-            r = pos == lead ? parse_request_line(b + pos, n, req)
-                            : parse_field(b + pos, n, &st, req);
-        pos = (size_t)(nl - b) + 1;
+            r = pos == lead ? parse_request_line(l, avail, req, &next)
+                            : parse_field(l, avail, &st, req, &next);
+        if (next == 0) { /* a line with an error, or incomplete */
+            const char *nl = memchr(l, '\n', avail);
+            if (nl == NULL) {
+                *scanned = pos;
+                *end = 0;
+                return HTTP_PARSE_MORE;
+            }
+            next = (size_t)(nl - l) + 1;
+        }
+        pos += next;
     }
 }
 
@@ -307,12 +335,15 @@ int http_parse(const char *buf, size_t len, size_t *scanned, struct http_request
         end = find_head_end(buf, len, lead, scanned);
         if (end > HTTP_MAX_HEAD)
             return 431;
-        if (end != 0)
-            return parse_head(buf, lead, end, req);
+        if (end != 0) { /* the head is b[lead..end): parsed as one seen whole */
+            size_t unused;
+            return parse_in_one_pass(buf, end, lead, &unused, &end, req);
+        }
     }
-    const char *nl = memchr(buf + lead, '\n', len - lead);
-    int r = nl == NULL ? check_partial_line(buf + lead, len - lead)
-                       : parse_request_line(buf + lead, line_content(buf + lead, nl), req);
+    const char *l = buf + lead, *nl = memchr(l, '\n', len - lead);
+    size_t unused = 0;
+    int r = nl == NULL ? check_partial_line(l, len - lead)
+                       : parse_request_line(l, (size_t)(nl - l) + 1, req, &unused);
     if (r != HTTP_PARSE_DONE && r != HTTP_PARSE_MORE)
         return r;
     return len >= HTTP_MAX_HEAD ? 431 : HTTP_PARSE_MORE;
@@ -371,13 +402,17 @@ static int decode_segment(const char *t, size_t len, size_t *i, char *out, size_
 /* The usual target: origin-form, with no byte that decoding or the query would change ('%',
  * '?', '#', NUL) and no empty, "." or ".." segment (no "//", no "/."). The general path below
  * would return it unchanged, so it is copied as it is: one look at each byte instead of three
- * (issue 16). */
+ * (issue 16). Every byte looked for is at most '?', so one compare passes the letters, most of
+ * a path: "/index.html" cost 163 instructions, 95 with it. (Words of eight bytes cost more:
+ * 54 instructions a word, for four byte tests and the pairs test, over seven new bytes.) */
 static bool is_plain_path(const char *t, size_t len)
 {
     if (len == 0 || t[0] != '/')
         return false;
     for (size_t i = 0; i < len; i++) {
         char c = t[i];
+        if ((unsigned char)c > '?')
+            continue;
         if (c == '%' || c == '?' || c == '#' || c == '\0')
             return false;
         if (c == '/' && i + 1 < len && (t[i + 1] == '/' || t[i + 1] == '.'))

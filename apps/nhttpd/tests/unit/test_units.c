@@ -2,6 +2,7 @@
  * latency statistics, the JSON writer, the buffer pool and the built-in document store.
  * `test_units NAME` runs one case and prints "PASS NAME"; `--list` names them all (the
  * pytest file tests/test_units.py runs each as its own case). Each case asks one question. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include "check.h"
 #include "docstore.h"
 #include "http.h"
+#include "http_scan.h"
 #include "json.h"
 #include "platform.h"
 #include "stats.h"
@@ -324,6 +326,115 @@ static void transfer_encoding(void)
                     "Content-Length: 3\r\n\r\n") == 400);
 }
 
+/* Are field names matched in any case, and only by letters differing in case (the word
+ * compare ORs 0x20 into the letters alone)? */
+static void field_names_any_case(void)
+{
+    CHECK(status_of("GET / HTTP/1.1\r\nhOsT: a\r\n\r\n") == HTTP_PARSE_DONE);
+    CHECK(status_of("GET / HTTP/1.1\r\nHOST: a\r\nhost: b\r\n\r\n") == 400);
+    CHECK(status_of("GET / HTTP/1.1\r\nHosu: a\r\n\r\n") == 400); /* no Host */
+    CHECK(status_of("GET / HTTP/1.1\r\nHost: a\r\nCONTENT-length: 1x\r\n\r\n") == 400);
+    CHECK(status_of("GET / HTTP/1.1\r\nHost: a\r\nContent_Length: 1x\r\n\r\n") ==
+          HTTP_PARSE_DONE);
+    CHECK(status_of("GET / HTTP/1.1\r\nHost: a\r\nContent-Lengtj: 1x\r\n\r\n") ==
+          HTTP_PARSE_DONE);
+    CHECK(status_of("POST / HTTP/1.1\r\nHost: a\r\nTRANSFER-ENCODING: x\r\n\r\n") == 501);
+    CHECK(status_of("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encodinf: x\r\n\r\n") ==
+          HTTP_PARSE_DONE);
+    struct http_request r;
+    CHECK(parse("GET / HTTP/1.0\r\nCONNECTION: KEEP-ALIVE\r\n\r\n", &r) == HTTP_PARSE_DONE);
+    CHECK(r.keep_alive);
+    CHECK(parse("GET / HTTP/1.0\r\nConnection: keep-alivf, keep-aliv\r\n\r\n", &r) ==
+          HTTP_PARSE_DONE);
+    CHECK(!r.keep_alive);
+    char out[64];
+    CHECK(normalize("http\x1a//host/x", out, sizeof out) == -400); /* ':' ^ 0x20 */
+    CHECK(normalize("http:\x0f/host/x", out, sizeof out) == -400); /* '/' ^ 0x20 */
+    CHECK(normalize("hTtPs://host/x", out, sizeof out) == 2 && strcmp(out, "/x") == 0);
+}
+
+/* Are exactly RFC 9110's tchars accepted in a method and a field name, of all 256 bytes? (An
+ * LF there ends a line, which parses for its own reasons.) */
+static void tchars_every_byte(void)
+{
+    static const char method_at_0[] = "?GET / HTTP/1.1\r\nHost: a\r\n\r\n";
+    static const char name_at_25[] = "GET / HTTP/1.1\r\nHost: a\r\n?X: 1\r\n\r\n";
+    for (int c = 0; c < 256; c++) {
+        bool tchar = (c < 128 && isalnum(c)) || (c != 0 && strchr("!#$%&'*+-.^_`|~", c));
+        int want = tchar || c == '\n' ? HTTP_PARSE_DONE : 400;
+        char method[sizeof method_at_0], name[sizeof name_at_25];
+        memcpy(method, method_at_0, sizeof method);
+        memcpy(name, name_at_25, sizeof name);
+        method[0] = name[25] = (char)c; /* NUL too: the lengths are given */
+        struct http_request r;
+        size_t scanned = 0;
+        CHECK(http_parse(method, sizeof method - 1, &scanned, &r) == want);
+        scanned = 0;
+        CHECK(http_parse(name, sizeof name - 1, &scanned, &r) == want);
+    }
+}
+
+/* Byte by byte, as http_scan.h's word scans must answer. */
+static size_t span_bytewise(const char *s, size_t n, bool (*ok)(unsigned char))
+{
+    size_t i = 0;
+    while (i < n && ok((unsigned char)s[i]))
+        i++;
+    return i;
+}
+
+/* Do the word scans stop at the first byte outside their class, exactly, for every length up
+ * to two words and a byte, every byte value in every position, and a tab before it? */
+static void scans_stop_exactly(void)
+{
+    char s[17];
+    for (size_t n = 0; n <= sizeof s; n++)
+        for (size_t at = 0; at <= n; at++)
+            for (int c = 0; c < 256; c++)
+                for (int tab = 0; tab < 2; tab++) {
+                    memset(s, 'a', sizeof s);
+                    if (at < n)
+                        s[at] = (char)c;
+                    if (tab && at > 0)
+                        s[at - 1] = '\t';
+                    CHECK(span_target_chars(s, n) == span_bytewise(s, n, is_target_char));
+                    CHECK(span_field_chars(s, n) == span_bytewise(s, n, is_field_char));
+                }
+}
+
+/* The normalized path of a target, or its status as a string: as http_normalize_path gives it
+ * with room to spare (its copy of a plain path), or with room for no more than the target (its
+ * general path: a plain path copied has len + 2 < cap). */
+static void normalized(const char *t, size_t len, bool spare, char *out, size_t cap)
+{
+    char path[64];
+    int n = http_normalize_path(t, len, path, spare ? sizeof path : len + 2);
+    if (n < 0)
+        snprintf(out, cap, "%d", n);
+    else
+        snprintf(out, cap, "[%.*s]", n, path);
+}
+
+/* Does the shortcut for plain paths (words of bytes) give what the general path gives, for
+ * every length up to two words and a byte, with each byte it looks for in each position? */
+static void plain_path_shortcut_exact(void)
+{
+    static const char *const odd[] = {"%", "?", "#", "//", "/.", "/x", ".", "\x80", "\xff"};
+    char t[18], spare[80], general[80];
+    for (size_t len = 1; len <= 17; len++)
+        for (size_t at = 0; at < len; at++)
+            for (size_t k = 0; k < sizeof odd / sizeof odd[0] + 1; k++) {
+                const char *b = k < sizeof odd / sizeof odd[0] ? odd[k] : "\0";
+                size_t bn = k < sizeof odd / sizeof odd[0] ? strlen(b) : 1;
+                memset(t, 'x', sizeof t);
+                t[0] = '/';
+                memcpy(t + at, b, at + bn <= len ? bn : len - at);
+                normalized(t, len, true, spare, sizeof spare);
+                normalized(t, len, false, general, sizeof general);
+                CHECK(strcmp(spare, general) == 0);
+            }
+}
+
 /* ---- path normalization ---- */
 
 /* Are ".", ".." and repeated slashes resolved as RFC 3986 5.2.4 says? */
@@ -541,6 +652,10 @@ static const struct {
     CASE(nul_in_field),
     CASE(bad_content_length),
     CASE(transfer_encoding),
+    CASE(field_names_any_case),
+    CASE(tchars_every_byte),
+    CASE(scans_stop_exactly),
+    CASE(plain_path_shortcut_exact),
     CASE(path_dot_segments),
     CASE(path_above_root),
     CASE(path_percent),
