@@ -296,10 +296,10 @@ static int respond_board(struct conn *c, bool head_only)
     return respond_json(c, buf, json_finish(&j), head_only);
 }
 
-static int respond_doc(struct conn *c, const char *path, bool head_only)
+static int respond_doc(struct conn *c, const char *path, size_t len, bool head_only)
 {
     struct doc d;
-    int r = docstore_open(path, &d);
+    int r = docstore_open(path, len, &d);
     if (r < 0)
         return respond_error(c, r == -ENOENT || r == -EACCES ? 404 : 503, head_only);
     queue_head(c, 200, d.content_type, d.size, "");
@@ -340,7 +340,7 @@ static int respond(struct conn *c, const struct http_request *req)
         return respond_stats(c, head_only);
     if ((size_t)n == sizeof BOARD_PATH - 1 && memcmp(path, BOARD_PATH, (size_t)n) == 0)
         return respond_board(c, head_only);
-    return respond_doc(c, path, head_only);
+    return respond_doc(c, path, (size_t)n, head_only);
 }
 
 /* ---- the request/response cycle ---- */

@@ -35,9 +35,10 @@ struct doc {
  * a root was given, but nom has no directories), -ENOMEM. */
 int docstore_init(const char *root);
 
-/* Opens the document at a normalized path. Returns 0, -ENOENT (no such document, or not a
- * regular file), -EACCES (not readable), -EMFILE/-ENFILE/-ENOMEM (out of resources). */
-int docstore_open(const char *path, struct doc *doc);
+/* Opens the document at a normalized path of len bytes (path[len] is NUL). Returns 0, -ENOENT
+ * (no such document, or not a regular file), -EACCES (not readable), -EMFILE/-ENFILE/-ENOMEM
+ * (out of resources). */
+int docstore_open(const char *path, size_t len, struct doc *doc);
 
 /* Copies up to len bytes of a document that is not memory-resident, from offset off, into buf.
  * Returns the bytes copied (0 only at or past the end), or -errno from the read. */

@@ -40,13 +40,16 @@ static void make_splitmix64(uint8_t *out, uint64_t size, uint64_t seed)
     }
 }
 
-/* The table is sorted by path (mkwww.py), so a binary search finds a document's index, or -1. */
-static ptrdiff_t find(const char *path)
+/* The table is sorted by path length, then by path (mkwww.py), so a binary search finds a
+ * document's index, or -1, comparing lengths first: most probes need no more, and the one that
+ * does compares bytes whose number it knows. With a strlen of the path and a strcmp on every
+ * probe, finding "/index.html" cost 169 instructions of each request; now 72 (issue 16). */
+static ptrdiff_t find(const char *path, size_t n)
 {
     size_t lo = 0, hi = nhttpd_builtin_count;
     while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(path, nhttpd_builtin_docs[mid].path);
+        size_t mid = lo + (hi - lo) / 2, len = nhttpd_builtin_docs[mid].path_len;
+        int c = n != len ? (n < len ? -1 : 1) : memcmp(path, nhttpd_builtin_docs[mid].path, n);
         if (c == 0)
             return (ptrdiff_t)mid;
         if (c < 0)
@@ -66,13 +69,12 @@ static ptrdiff_t find_index(const char *dir, size_t n)
         return -1;
     memcpy(full, dir, n); /* by hand: snprintf costs ~200 insns a request */
     memcpy(full + n, index_name, sizeof index_name);
-    return find(full);
+    return find(full, n + sizeof index_name - 1);
 }
 
-int docstore_open(const char *path, struct doc *doc)
+int docstore_open(const char *path, size_t len, struct doc *doc)
 {
-    size_t n = strlen(path);
-    ptrdiff_t i = n == 0 ? -1 : path[n - 1] == '/' ? find_index(path, n) : find(path);
+    ptrdiff_t i = len == 0 ? -1 : path[len - 1] == '/' ? find_index(path, len) : find(path, len);
     if (i < 0 || doc_types == NULL)
         return -ENOENT;
     const struct builtin_doc *d = &nhttpd_builtin_docs[i];

@@ -1,5 +1,6 @@
 /* docstore_builtin.h: the table of documents built into a nom image. mkwww.py generates it
- * (sorted by path, paths absolute) from the www directory; docstore_builtin.c serves it. */
+ * (paths absolute, sorted by length and then by their bytes) from the www directory;
+ * docstore_builtin.c serves it. */
 #ifndef NHTTPD_DOCSTORE_BUILTIN_H
 #define NHTTPD_DOCSTORE_BUILTIN_H
 
@@ -16,6 +17,7 @@ struct builtin_made {
 
 struct builtin_doc {
     const char *path; /* "/index.html" */
+    size_t path_len;  /* 11 */
     const uint8_t *bytes;
     uint64_t size;
     struct builtin_made *made; /* NULL: bytes are in the image */

@@ -165,13 +165,12 @@ static int open_file(const char *rel, struct doc *doc)
     return 0;
 }
 
-int docstore_open(const char *path, struct doc *doc)
+int docstore_open(const char *path, size_t len, struct doc *doc)
 {
     char rel[PATH_MAX];
-    size_t n = strlen(path);
     /* path is normalized (docstore.h), so rel stays under the root; "dir/" means its index. */
     int w = snprintf(rel, sizeof rel, "%s%s", path + 1,
-                     n == 0 || path[n - 1] == '/' ? "index.html" : "");
+                     len == 0 || path[len - 1] == '/' ? "index.html" : "");
     if (w < 0 || (size_t)w >= sizeof rel)
         return -ENOENT;
     struct slot *s = cached(rel);

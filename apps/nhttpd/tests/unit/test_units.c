@@ -12,6 +12,7 @@
 #include "bufpool.h"
 #include "check.h"
 #include "docstore.h"
+#include "docstore_builtin.h"
 #include "http.h"
 #include "http_scan.h"
 #include "json.h"
@@ -588,6 +589,11 @@ static void bufpool_limit_and_reuse(void)
     }
 }
 
+static int open_doc(const char *path, struct doc *d)
+{
+    return docstore_open(path, strlen(path), d);
+}
+
 /* Does the built-in store serve "/" as the 175-byte index, with each document's media type,
  * and refuse a missing path? */
 static void builtin_store(void)
@@ -595,18 +601,35 @@ static void builtin_store(void)
     struct doc d;
     char head[16];
     CHECK(docstore_init(NULL) == 0 && docstore_init("/srv") == -EINVAL);
-    CHECK(docstore_open("/", &d) == 0 && d.size == 175 && d.bytes != NULL);
+    CHECK(open_doc("/", &d) == 0 && d.size == 175 && d.bytes != NULL);
     CHECK(strcmp(d.content_type, "text/html") == 0);
     CHECK(docstore_read(&d, 0, head, 15) == 15 && memcmp(head, "<!DOCTYPE html>", 15) == 0);
     CHECK(docstore_read(&d, 170, head, 16) == 5 && docstore_read(&d, 175, head, 1) == 0);
     docstore_close(&d);
-    CHECK(docstore_open("/index.html", &d) == 0 && d.size == 175);
+    CHECK(open_doc("/index.html", &d) == 0 && d.size == 175);
     CHECK(strcmp(d.content_type, "text/html") == 0);
-    CHECK(docstore_open("/large.bin", &d) == 0 && d.size == 1u << 20);
+    CHECK(open_doc("/large.bin", &d) == 0 && d.size == 1u << 20);
     CHECK(strcmp(d.content_type, "application/octet-stream") == 0);
-    CHECK(docstore_open("", &d) == -ENOENT && docstore_open("/nodir/", &d) == -ENOENT);
-    CHECK(docstore_open("/missing.html", &d) == -ENOENT);
-    CHECK(docstore_open("/index.html/", &d) == -ENOENT);
+    CHECK(open_doc("", &d) == -ENOENT && open_doc("/nodir/", &d) == -ENOENT);
+    CHECK(open_doc("/missing.html", &d) == -ENOENT);
+    CHECK(open_doc("/index.html/", &d) == -ENOENT);
+    /* Paths as long as a document's, or one byte off, that are not it. */
+    CHECK(open_doc("/index.htmx", &d) == -ENOENT && open_doc("/Index.html", &d) == -ENOENT);
+    CHECK(open_doc("/index.htm", &d) == -ENOENT && open_doc("/index.html2", &d) == -ENOENT);
+    CHECK(open_doc("/large.bim", &d) == -ENOENT && open_doc("/large.bin/", &d) == -ENOENT);
+}
+
+/* Is mkwww.py's table in the order the store's binary search takes (by length, then bytes),
+ * with each path's length right? */
+static void builtin_table_order(void)
+{
+    for (size_t i = 0; i < nhttpd_builtin_count; i++)
+        CHECK(nhttpd_builtin_docs[i].path_len == strlen(nhttpd_builtin_docs[i].path));
+    for (size_t i = 1; i < nhttpd_builtin_count; i++) {
+        const struct builtin_doc *prev = &nhttpd_builtin_docs[i - 1], *d = &nhttpd_builtin_docs[i];
+        CHECK(prev->path_len < d->path_len ||
+              (prev->path_len == d->path_len && memcmp(prev->path, d->path, d->path_len) < 0));
+    }
 }
 
 /* Are media types chosen by the last extension of the last segment only? */
@@ -669,6 +692,7 @@ static const struct {
     CASE(json_writer),
     CASE(bufpool_limit_and_reuse),
     CASE(builtin_store),
+    CASE(builtin_table_order),
     CASE(content_types),
 };
 CHECK_CASES(cases)
