@@ -500,8 +500,8 @@ static void stats_mean_stddev(void)
     stats_start(&s, 0, 1000000000u);
     for (int i = 1; i <= 1000; i++)
         stats_response(&s, 200, (uint64_t)i * 1000); /* 1..1000 us */
-    CHECK(fabs(s.total.latency.mean_ns - 500500.0) < 1e-3);
-    double sd = sqrt(s.total.latency.m2 / 999.0);
+    CHECK(fabs(stats_mean_ns(&s.total.latency) - 500500.0) < 1e-3);
+    double sd = stats_stddev_ns(&s.total.latency);
     CHECK(fabs(sd - 288819.0) < 1.0); /* sqrt(1000 * 1001 / 12) us, sample form */
     CHECK(stats_render(&s, 1000000000u, buf, sizeof buf) > 0);
 }
@@ -537,8 +537,32 @@ static void stats_interval_resets(void)
     stats_sent(&s, 100);
     CHECK(stats_render(&s, 2000, buf, sizeof buf) > 0);
     CHECK(strstr(buf, "\"4xx\":1") != NULL);
-    CHECK(s.interval.requests == 0 && s.interval.start_ticks == 2000);
     CHECK(s.total.requests == 1 && s.total.bytes_sent == 100);
+    CHECK(stats_render(&s, 3000, buf, sizeof buf) > 0);
+    const char *interval = strstr(buf, "\"interval\":");
+    CHECK(interval != NULL && strstr(interval, "\"seconds\":1.000,\"requests\":0,") != NULL);
+    CHECK(strstr(interval, "\"samples\":0,") != NULL && strstr(interval, "\"max\":0.000") != NULL);
+}
+
+/* Is the interval window the responses since the last query alone: their count, bytes, mean,
+ * deviation and maximum, though the total holds a bigger one? */
+static void stats_interval_figures(void)
+{
+    static struct stats s;
+    char buf[4096];
+    stats_start(&s, 0, 1000000000u);
+    stats_response(&s, 200, 50000); /* 50 us, before the interval */
+    CHECK(stats_render(&s, 1, buf, sizeof buf) > 0);
+    stats_response(&s, 200, 2000);
+    stats_response(&s, 404, 4000);
+    stats_sent(&s, 7);
+    CHECK(stats_render(&s, 2, buf, sizeof buf) > 0);
+    const char *interval = strstr(buf, "\"interval\":");
+    CHECK(interval != NULL && strstr(buf, "\"max\":50.000") < interval);
+    CHECK(strstr(interval, "\"requests\":2,") != NULL && strstr(interval, "\"4xx\":1,") != NULL);
+    CHECK(strstr(interval, "\"bytes_sent\":7,") != NULL);
+    CHECK(strstr(interval, "\"samples\":2,\"mean\":3.000,") != NULL);
+    CHECK(strstr(interval, "\"stddev\":1.414,\"max\":4.000") != NULL);
 }
 
 /* Does rendering into a too small buffer fail instead of truncating? */
@@ -688,6 +712,7 @@ static const struct {
     CASE(stats_p99),
     CASE(stats_tick_rate),
     CASE(stats_interval_resets),
+    CASE(stats_interval_figures),
     CASE(stats_render_overflow),
     CASE(json_writer),
     CASE(bufpool_limit_and_reuse),
