@@ -18,6 +18,7 @@
 
 static struct nom_fdtable table;
 static struct nom_waitq fd_events;
+static uint64_t fd_event_seq; /* events signalled so far (fd_event_files): transfer's test */
 
 struct nom_fdtable *fd_table(void) { return &table; }
 
@@ -46,6 +47,7 @@ void fd_event_files(const void *const *privs, size_t n)
     preempt_off(); /* epoll's lists, as every epoll call holds it */
     for (size_t i = 0; i < n; i++)
         epoll_file_event(privs[i]);
+    fd_event_seq++;
     preempt_on();
     sched_wake_ready(&fd_events); /* once: poll()'s waiters look at every file anyway */
 }
@@ -88,24 +90,28 @@ static int fd_ready_test(void *arg)
     return (in->seen = fd_ready(in)) != 0;
 }
 
-/* Woken by an event, the waiter takes the readiness its waker found (sched_wake_ready ran
- * fd_ready_test to decide to wake it) instead of asking the file again: one readiness call
- * per blocking wait less (issue 16). The caller retries its operation anyway, so readiness
- * taken meanwhile by another thread costs only that retry. */
+/* Waits, preemption off, until the file is ready for in->events or the deadline passes;
+ * ret is its readiness when the wait starts (0: not ready). Woken by an event, the waiter
+ * takes the readiness its waker found (sched_wake_ready ran fd_ready_test to decide to wake
+ * it) instead of asking the file again: one readiness call per blocking wait less (issue 16).
+ * The caller retries its operation anyway, so readiness taken meanwhile by another thread
+ * costs only that retry. */
+static int fd_wait_from(struct fd_interest *in, int ret, uint64_t deadline_tsc)
+{
+    while (ret == 0) {
+        in->seen = 0;
+        if (fd_wait_event(deadline_tsc, fd_ready_test, in) != 0)
+            return -ETIMEDOUT;
+        ret = in->seen ? in->seen : fd_ready(in);
+    }
+    return ret;
+}
+
 int nom_fd_wait(int fd, short events, uint64_t deadline_tsc)
 {
     struct fd_interest in = { fd, events, 0 };
-    int ret;
     preempt_off();
-    ret = fd_ready(&in);
-    while (ret == 0) {
-        in.seen = 0;
-        if (fd_wait_event(deadline_tsc, fd_ready_test, &in) != 0) {
-            ret = -ETIMEDOUT;
-            break;
-        }
-        ret = in.seen ? in.seen : fd_ready(&in);
-    }
+    int ret = fd_wait_from(&in, fd_ready(&in), deadline_tsc);
     preempt_on();
     return ret;
 }
@@ -139,19 +145,46 @@ static inline __attribute__((always_inline)) ssize_t file_op(struct nom_file *f,
     return f->ops->read ? f->ops->read(f->priv, buf, n) : -EINVAL;
 }
 
+/* transfer's answer when it waited for a blocking read (see there): try again. */
+#define TRANSFER_WAITED (-(ssize_t)0x7fffffff)
+
+/* Out of line, so that transfer's common path keeps its few registers (inlined, the wait made
+ * every transfer save and restore more of them: +48 instructions per NetPIPE message). */
+static __attribute__((noinline)) ssize_t wait_readable(int fd, int ask_first)
+{
+    struct fd_interest in = { fd, POLLIN, 0 };
+    int w = fd_wait_from(&in, ask_first ? fd_ready(&in) : 0, 0);
+    return w < 0 ? w : TRANSFER_WAITED;
+}
+
 /* One attempt of a read or write; -EAGAIN when it would block. The operation holds a
  * reference to the open file, so that another thread closing the descriptor meanwhile cannot
  * free the file under it (the last reference closes it). A kind whose ops run with preemption
  * off (NOM_FILE_PREEMPT_OFF: sockets) is called inside the table lookup's own preempt_off,
  * with no reference taken: no other thread runs until it returns, and a socket call saves a
- * reference, a release and two preemption toggles (issue 16). */
-static ssize_t transfer(int fd, void *buf, size_t n, int writing, int *nonblocking)
+ * reference, a release and two preemption toggles (issue 16).
+ *
+ * With read_waits, a blocking read of such a kind that would block also waits here, still
+ * inside that preempt_off, and returns TRANSFER_WAITED: nothing ran since the kind said
+ * -EAGAIN, so unless it signalled an event during the call (a socket's read ends its stack's
+ * batch, which can take in data), the file is known not readable (nom/fd.h's promise) and the
+ * wait starts without asking the file first: a readiness call less per blocking read, about
+ * 50 instructions per NetPIPE message (issue 16). Writes keep the general path: a socket's
+ * write can say -EAGAIN (lwIP's heap exhausted) while its poll reports POLLOUT. Inline, so
+ * that read's and write's copies hold only their own case (one shared copy saved and restored
+ * more registers than either needs). */
+static inline __attribute__((always_inline)) ssize_t transfer(int fd, void *buf, size_t n,
+                                                              int writing, int *nonblocking,
+                                                              int read_waits)
 {
     preempt_off();
     struct nom_file *f = fdtable_get(&table, fd);
     if (f && (f->ops->flags & NOM_FILE_PREEMPT_OFF)) {
         *nonblocking = (f->status & O_NONBLOCK) != 0;
+        uint64_t seq = fd_event_seq;
         ssize_t r = file_op(f, buf, n, writing);
+        if (r == -EAGAIN && read_waits && !*nonblocking)
+            r = wait_readable(fd, seq != fd_event_seq);
         preempt_on();
         return r;
     }
@@ -170,9 +203,11 @@ ssize_t read(int fd, void *buf, size_t n)
 {
     int nonblocking;
     for (;;) {
-        ssize_t r = transfer(fd, buf, n, 0, &nonblocking);
+        ssize_t r = transfer(fd, buf, n, 0, &nonblocking, 1);
         if (r >= 0)
             return r;
+        if (r == TRANSFER_WAITED)
+            continue;
         if (r != -EAGAIN || nonblocking)
             return fail((int)-r);
         int w = nom_fd_wait(fd, POLLIN, 0);
@@ -187,7 +222,7 @@ ssize_t write(int fd, const void *buf, size_t n)
     size_t done = 0;
     int nonblocking;
     for (;;) {
-        ssize_t r = transfer(fd, (char *)buf + done, n - done, 1, &nonblocking);
+        ssize_t r = transfer(fd, (char *)buf + done, n - done, 1, &nonblocking, 0);
         if (r >= 0)
             done += (size_t)r;
         else if (r != -EAGAIN || nonblocking)
@@ -217,7 +252,7 @@ static ssize_t iov_transfer(int fd, const struct iovec *iov, int iovcnt, int wri
             r = write(fd, iov[i].iov_base, iov[i].iov_len);
         else if (total == 0)
             r = read(fd, iov[i].iov_base, iov[i].iov_len);
-        else if ((r = transfer(fd, iov[i].iov_base, iov[i].iov_len, 0, &nonblocking)) < 0)
+        else if ((r = transfer(fd, iov[i].iov_base, iov[i].iov_len, 0, &nonblocking, 0)) < 0)
             break;
         if (r < 0)
             return total ? total : -1;

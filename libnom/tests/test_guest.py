@@ -17,7 +17,9 @@ CONFORMANCE = ["stdio_floats", "malloc_million", "threads_pingpong_200", "mutex_
                "copies", "strings", "cond_timedwait", "timed_waits_share_a_timer",
                "nanosleep", "monotonic_threads", "preemption", "stack_growth", "bad_pointer",
                "stack_overflow",
-               "pipe_poll", "thread_locals", "bulletin_board", "mmap_reserve",
+               "pipe_poll", "blocking_read_waits_without_polling",
+               "blocking_read_sees_readiness_signalled_during_it", "thread_locals",
+               "bulletin_board", "mmap_reserve",
                "idle_hooks_and_notify",
                "fpu_preempted", "callbacks_may_malloc",
                "sleepers_500", "signal_dispositions", "getrusage", "realtime_clock"]

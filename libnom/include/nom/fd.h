@@ -21,6 +21,9 @@
  * disabled (they must neither block nor enable it), which is what such a kind would do inside
  * them anyway (sockets run the stack so), and libnom then calls them without taking a
  * reference to the open file: no other thread can close it while preemption stays off.
+ * Such a kind also promises that its read says -EAGAIN only when its poll would report none
+ * of POLLIN, POLLERR and POLLHUP, unless it signalled an event (nom_fd_event) during the call:
+ * a blocking read then waits without polling first (fd.c).
  */
 #ifndef NOM_FD_H
 #define NOM_FD_H

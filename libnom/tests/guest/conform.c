@@ -20,6 +20,7 @@
 #include <nom/bb.h>
 #include <nom/dma.h>
 #include <nom/fault.h>
+#include <nom/fd.h>
 #include <nom/sched.h>
 #include <nom/syscall.h>
 #include <nom/time.h>
@@ -614,6 +615,102 @@ static int test_pipe_poll(void)
     return 1;
 }
 
+/* A kind whose ops run with preemption off (NOM_FILE_PREEMPT_OFF, as net/'s sockets) promises
+ * that its read says -EAGAIN only when it is not readable, so a blocking read that found
+ * nothing waits without polling the file first (libnom/src/fd.c, issue 16). The kind counts
+ * polls that found it not readable: none may happen, and the read must still get the data a
+ * second thread makes ready once the read has been tried. */
+static struct {
+    volatile int tried, ready, polls_unready;
+    int ready_while_failing; /* the first read makes it ready, signals, and says -EAGAIN */
+    volatile int rescued;
+} kind;
+
+static ssize_t kind_read(void *priv, void *buf, size_t n)
+{
+    kind.tried++;
+    if (kind.ready_while_failing && kind.tried == 1) {
+        kind.ready = 1;
+        nom_fd_event(priv); /* as a socket's read can take in data while ending its batch */
+        return -EAGAIN;
+    }
+    if (!kind.ready)
+        return -EAGAIN;
+    memcpy(buf, "data", n < 4 ? n : 4);
+    return n < 4 ? (ssize_t)n : 4;
+}
+
+static short kind_poll(void *priv)
+{
+    (void)priv;
+    if (!kind.ready)
+        kind.polls_unready++;
+    return kind.ready ? POLLIN : 0;
+}
+
+static const struct nom_file_ops kind_ops = {
+    .read = kind_read, .poll = kind_poll, .flags = NOM_FILE_PREEMPT_OFF,
+};
+
+static void *kind_maker(void *arg)
+{
+    while (!kind.tried)
+        sched_yield();
+    kind.ready = 1;
+    nom_fd_event(arg);
+    return NULL;
+}
+
+static int test_blocking_read_waits_without_polling(void)
+{
+    char buf[8];
+    pthread_t t;
+    int fd = nom_fd_install(&kind_ops, &kind);
+    CHECK(fd >= 0, "install: %d", fd);
+    pthread_create(&t, NULL, kind_maker, &kind);
+    ssize_t r = read(fd, buf, sizeof buf);
+    pthread_join(t, NULL);
+    CHECK(r == 4 && memcmp(buf, "data", 4) == 0, "read %zd", r);
+    CHECK(kind.tried == 2, "read tried %d times (once before the wait, once after)", kind.tried);
+    CHECK(kind.polls_unready == 0, "polled %d times while not readable", kind.polls_unready);
+    close(fd);
+    return 1;
+}
+
+/* If the read that said -EAGAIN made the file ready itself and signalled it, the wait must ask
+ * the file first: that event came before there was a waiter to wake. Should the read wait
+ * anyway, a second thread signals again 200 ms later, and the case fails instead of hanging. */
+static void *kind_rescuer(void *arg)
+{
+    struct timespec ts = { 0, 200 * 1000000L };
+    nanosleep(&ts, NULL);
+    if (!kind.rescued) {
+        kind.rescued = 1;
+        nom_fd_event(arg);
+    }
+    return NULL;
+}
+
+static int test_blocking_read_sees_readiness_signalled_during_it(void)
+{
+    char buf[8];
+    pthread_t t;
+    kind.tried = kind.ready = kind.polls_unready = kind.rescued = 0;
+    kind.ready_while_failing = 1;
+    int fd = nom_fd_install(&kind_ops, &kind);
+    CHECK(fd >= 0, "install: %d", fd);
+    pthread_create(&t, NULL, kind_rescuer, &kind);
+    ssize_t r = read(fd, buf, sizeof buf);
+    int rescued = kind.rescued;
+    kind.rescued = 1; /* the rescuer need not signal any more */
+    pthread_join(t, NULL);
+    kind.ready_while_failing = 0;
+    CHECK(r == 4 && memcmp(buf, "data", 4) == 0, "read %zd", r);
+    CHECK(!rescued, "the read waited for an event that had come already");
+    close(fd);
+    return 1;
+}
+
 /* Are errno and thread-specific data per thread, and once/recursive mutex/rwlock right? */
 static pthread_key_t key;
 static int once_runs;
@@ -938,6 +1035,9 @@ static const struct {
     { "bad_pointer", test_bad_pointer, 0 },
     { "stack_overflow", test_stack_overflow, 0 },
     { "pipe_poll", test_pipe_poll, 0 },
+    { "blocking_read_waits_without_polling", test_blocking_read_waits_without_polling, 0 },
+    { "blocking_read_sees_readiness_signalled_during_it",
+      test_blocking_read_sees_readiness_signalled_during_it, 0 },
     { "thread_locals", test_thread_locals, 0 },
     { "bulletin_board", test_bulletin_board, 0 },
     { "mmap_reserve", test_mmap_reserve, 0 },
