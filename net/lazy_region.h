@@ -15,6 +15,9 @@ struct lazy_region {
     size_t size;   /* bytes of address space to reserve */
     size_t step;   /* opened this much at a time (a multiple of the page) */
     size_t mapped; /* bytes from base that are memory: what was asked, rounded up a step */
+    /* Optional, size / step entries: each step opened physically contiguous (nom_dma_open)
+     * gets its physical address here, one that could not be gets 0 (opened page by page). */
+    uint64_t *step_phys;
 };
 
 /* Makes the region's first `need` bytes memory: reserves the region on the first call, then

@@ -48,7 +48,13 @@ _Static_assert(FINE_CLASSES + COARSE_MAX_SHIFT - COARSE_MIN_SHIFT + 1 == CLASSES
 #define ARENA_STEP NOMNET_HEAP_ARENA_STEP
 _Static_assert(MEM_SIZE % ARENA_STEP == 0, "the arena opens in whole steps");
 
-struct lazy_region nomnet_heap_region = {.size = MEM_SIZE, .step = ARENA_STEP};
+/* Each step physically contiguous where the system has the memory: a frame lwIP built in a
+ * block of one such step can be lent to the device as it lies (netif_virtio.c, zero-copy
+ * transmit); the rare block that straddles two steps, or lies in a step opened page by page,
+ * is copied as before. */
+static uint64_t step_phys[MEM_SIZE / ARENA_STEP];
+struct lazy_region nomnet_heap_region = {.size = MEM_SIZE, .step = ARENA_STEP,
+                                         .step_phys = step_phys};
 size_t nomnet_heap_arena_cut; /* bytes of the arena cut into blocks so far */
 size_t nomnet_heap_in_use;
 struct nomnet_heap_block *nomnet_heap_lists[CLASSES];

@@ -5,6 +5,7 @@
 #ifndef NOMNET_LWIP_HEAP_H
 #define NOMNET_LWIP_HEAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -72,6 +73,22 @@ static inline void nomnet_heap_free(void *p)
     b->next = nomnet_heap_lists[b->cls];
     nomnet_heap_lists[b->cls] = b;
     nomnet_heap_in_use -= nomnet_heap_class_size(b->cls);
+}
+
+/* The physical address of p[0..n) if those bytes lie in the arena's cut part, inside one
+ * physically contiguous step (lwip_heap.c); else false. Per transmitted frame, so inline. */
+static inline bool nomnet_heap_phys(const void *p, size_t n, uint64_t *phys)
+{
+    size_t off = (size_t)((uintptr_t)p - (uintptr_t)nomnet_heap_region.base);
+    if (nomnet_heap_region.base == NULL || off >= nomnet_heap_arena_cut
+        || n > nomnet_heap_arena_cut - off || n == 0
+        || off / NOMNET_HEAP_ARENA_STEP != (off + n - 1) / NOMNET_HEAP_ARENA_STEP)
+        return false;
+    uint64_t base = nomnet_heap_region.step_phys[off / NOMNET_HEAP_ARENA_STEP];
+    if (base == 0)
+        return false;
+    *phys = base + off % NOMNET_HEAP_ARENA_STEP;
+    return true;
 }
 
 struct nomnet_heap_stats {

@@ -95,6 +95,10 @@
 #define PBUF_POOL_SIZE              4096
 #define PBUF_POOL_BUFSIZE           LWIP_MEM_ALIGN_SIZE(1514 + 2)  /* one frame per pbuf */
 #define LWIP_SUPPORT_CUSTOM_PBUF    1  /* zero-copy receive: pbufs over ring buffers (netif_virtio.c) */
+/* Room before every pbuf's Ethernet header for the virtio-net header (12 bytes, VERSION_1):
+ * the driver writes it there and the device reads header and frame from the pbuf itself
+ * (zero-copy transmit, netif_virtio.c). */
+#define PBUF_LINK_ENCAPSULATION_HLEN 12
 #define LWIP_NETIF_TX_SINGLE_PBUF   1  /* TCP builds each segment, headers included, in one
                                           PBUF_RAM: every frame reaches the driver as one
                                           piece, so it copies it with one memcpy */

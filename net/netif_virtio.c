@@ -2,11 +2,19 @@
  * netif_virtio.c: the lwIP network interface over nom's virtio-net driver
  * (drivers/virtio-net/virtio_net.h). lwIP's ethernetif.c shape: init, linkoutput, input.
  *
- * Transmit: a frame leaves lwIP as a pbuf chain; we hand the chain to the driver as a gather
- * list (vnet_iov), without copying. The driver copies it once into its own DMA buffer (its
- * contract: the stack's pbufs are never pinned for W us or until the device completes), so
- * that copy is the only one on the transmit path. vnet_tx_enqueue adds the frame to the
- * driver's batch; netloop_commit() ends the stack's batch (paper 3.6).
+ * Transmit, zero-copy (issue 16): a frame longer than TX_ZC_MIN that lwIP built in one pbuf of
+ * its heap (every TCP segment: LWIP_NETIF_TX_SINGLE_PBUF) is lent to the driver as it lies
+ * (vnet_tx_enqueue_lent): the heap's steps are physically contiguous (lwip_heap.c) and every
+ * pbuf has the virtio-net header's room before its Ethernet header
+ * (PBUF_LINK_ENCAPSULATION_HLEN, lwipopts.h). The pbuf is referenced while the device has it
+ * (pbuf_ref here, pbuf_free in tx_lent_done, exactly once: the driver gives each cookie back
+ * once, at completion or at vnet_close), and lwIP leaves a referenced segment alone: it
+ * neither rewrites nor retransmits it until the reference goes (tcp_output_segment_busy), and
+ * the driver reaps completions with every poll that has work and before lwIP's timers
+ * (netloop.c). Anything else (a short frame, a chain, a pbuf without the room, memory outside
+ * the heap or not contiguous) is handed over as a gather list (vnet_iov) and
+ * copied once into the driver's own buffer. vnet_tx_enqueue* adds the frame to the driver's
+ * batch; netloop_commit() ends the stack's batch (paper 3.6).
  * When the transmit ring is full, frames wait in a backlog here (copied: lwIP may rewrite a
  * segment's headers after linkoutput returns) and go out as soon as completions free
  * descriptors: lwIP sends an RST only once, and a lost one would leave the peer's connection
@@ -39,13 +47,14 @@
 #include "netif/ethernet.h"
 
 #include "arch/cc.h"
+#include "lwip_heap.h"
 #include "netif_virtio.h"
 #include "sock.h"
 
 /* Frames the full ring refused, oldest first (about two rings' worth). */
 #define TX_BACKLOG 512
 
-static uint64_t rx_nobuf, tx_dropped, tx_gathers;
+static uint64_t rx_nobuf, tx_dropped, tx_gathers, tx_lent_back;
 static struct pbuf *backlog[TX_BACKLOG];
 static unsigned backlog_head, backlog_len;
 
@@ -54,6 +63,41 @@ void netif_virtio_counters(uint64_t *nobuf, uint64_t *dropped, uint64_t *gathers
     *nobuf = rx_nobuf;
     *dropped = tx_dropped;
     *gathers = tx_gathers;
+}
+
+uint64_t netif_virtio_tx_lent_back(void)
+{
+    return tx_lent_back;
+}
+
+/* The driver gives a lent frame's pbuf back: the device has sent it, or was reset. */
+static void tx_lent_done(void *arg, void *cookie)
+{
+    (void)arg;
+    tx_lent_back++;
+    pbuf_free(cookie);
+}
+
+/* Frames up to this many bytes are copied, not lent: lending costs about 70 instructions more
+ * than copying besides the copy (the completion reaped, the callback, a pbuf_free more), and a
+ * copy of n bytes about 10 + n / 8 (rep movsq, counted per word by the TCG plugin): nhttpd's
+ * answers (a 175-byte page) gained nothing lent, NetPIPE's and memcached's 1 KiB ones save
+ * about 75 each (issue 16; results/per-request-2026-12-02-read-wait-and-tx-zero-copy). */
+#define TX_ZC_MIN 512u
+
+/* Where p's frame can be lent from: longer than TX_ZC_MIN, one pbuf of lwIP's heap with the
+ * header's room before the frame, all of it in one physically contiguous step. *phys: the
+ * frame's physical address. */
+static bool tx_lendable(const struct pbuf *p, uint64_t *phys)
+{
+    const u8_t *room = (const u8_t *)p->payload - VNET_TX_HEADROOM;
+    if (p->len <= TX_ZC_MIN || p->next != NULL
+        || pbuf_get_allocsrc(p) != PBUF_TYPE_ALLOC_SRC_MASK_STD_HEAP
+        || room < (const u8_t *)p + LWIP_MEM_ALIGN_SIZE(sizeof(struct pbuf)) /* pbuf.c's layout */
+        || !nomnet_heap_phys(room, VNET_TX_HEADROOM + (size_t)p->len, phys))
+        return false;
+    *phys += VNET_TX_HEADROOM;
+    return true;
 }
 
 /* A chain longer than the driver's gather list is flattened into one bounce buffer. */
@@ -179,10 +223,19 @@ static int tx_enqueue(struct netif *netif, struct pbuf *p)
     static uint8_t bounce[VNET_MTU_FRAME];
     struct vnet_iov iov[VNET_TX_IOV_MAX];
     struct vnet_tx_csum csum;
-    int n = tx_gather(p, iov, bounce);
+    uint64_t phys;
     /* The netif generates TCP/UDP sums exactly when the device does not (netif_virtio_init):
      * its flags say so without a call into the driver per frame. */
     int offload = !(netif->chksum_flags & NETIF_CHECKSUM_GEN_TCP) && tx_csum_of(p, &csum);
+    if (tx_lendable(p, &phys)) {
+        pbuf_ref(p);
+        int r = vnet_tx_enqueue_lent(netif->state, p->payload, phys, p->len,
+                                     offload ? &csum : NULL, p);
+        if (r != 0)
+            pbuf_free(p); /* not lent: only our reference goes */
+        return r;
+    }
+    int n = tx_gather(p, iov, bounce);
     return vnet_tx_enqueue_csum(netif->state, iov, (unsigned)n, offload ? &csum : NULL);
 }
 
@@ -296,6 +349,7 @@ err_t netif_virtio_init(struct netif *netif)
         zc_free = &zc_slots[i];
     }
     zc_ready = true;
+    vnet_set_tx_done(dev, tx_lent_done, NULL);
     netif->name[0] = 'v';
     netif->name[1] = 'n';
     netif->output = etharp_output;

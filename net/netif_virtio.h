@@ -22,5 +22,8 @@ bool netif_virtio_rx_zc(const struct pbuf *p);
 unsigned netif_virtio_rx_zc_used(void);
 /* The netif's own drop counters (nom_net_stats). */
 void netif_virtio_counters(uint64_t *rx_nobuf, uint64_t *tx_dropped, uint64_t *tx_gathers);
+/* Lent frames' pbufs the driver has given back (zero-copy transmit; the driver's tx_lent
+ * counts those lent). */
+uint64_t netif_virtio_tx_lent_back(void);
 
 #endif /* NOM_NET_NETIF_VIRTIO_H */

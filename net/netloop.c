@@ -177,12 +177,17 @@ static inline __attribute__((always_inline)) uint64_t netloop_lwip_deadline(void
     return netloop_lwip_deadline_again();
 }
 
-/* Runs lwIP's timeouts if one may be due: not before the deadline above while it stands. */
+/* Runs lwIP's timeouts if one may be due: not before the deadline above while it stands.
+ * Transmit completions are reaped first: a segment lent to the device (zero-copy transmit,
+ * netif_virtio.c) stays referenced until its completion is reaped, and lwIP does not
+ * retransmit a referenced segment; idle polls do not reap (the driver's nothing_new). */
 static void netloop_check_timeouts(void)
 {
     uint64_t due = netloop_lwip_deadline();
-    if (due && nom_tsc() >= due)
+    if (due && nom_tsc() >= due) {
+        vnet_tx_reap(loop_dev);
         sys_check_timeouts();
+    }
 }
 
 /* Keeps one timer at the earliest of lwIP's next timeout, extra_deadline and, when the core is
@@ -268,8 +273,13 @@ static int netloop_idle_poll(void *arg)
 {
     (void)arg;
     TR_DUE(tdue);
+    uint64_t lent_back = netif_virtio_tx_lent_back();
     int n = netloop_run();
     TR_RELEASED(tdue);
+    /* A turn that took lent frames back (zero-copy transmit: pbufs freed, heap blocks
+     * returned) did work, though it delivered nothing: counted so, not as idle polling. */
+    if (n == 0 && netif_virtio_tx_lent_back() != lent_back)
+        n = 1;
     uint64_t due = loop_dev ? vnet_next_deadline(loop_dev) : 0;
     int64_t left = (int64_t)(due - nom_tsc());
     if (n == 0 && due && left <= (int64_t)nom_us_to_tsc(NETLOOP_HOLD_POLL_MAX_US)) {

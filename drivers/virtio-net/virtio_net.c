@@ -119,7 +119,8 @@ static struct vnet *alloc_self(const struct vnet_platform *plat, uint16_t size)
 {
     size_t bufs = (size_t)size + VNET_RX_SPARES(size);
     size_t bytes = sizeof(struct vnet) + (size_t)size * (3 * sizeof(uint16_t)
-                                                        + sizeof(struct vnet_rx_frame) + 1)
+                                                        + sizeof(struct vnet_rx_frame)
+                                                        + sizeof(void *) + 1)
                    + bufs * sizeof(uint16_t) + VNET_RX_SPARES(size) * sizeof(uint16_t);
     uint64_t phys;
     struct vnet *dev = plat->dma_alloc(plat->ctx, bytes, &phys);
@@ -131,7 +132,8 @@ static struct vnet *alloc_self(const struct vnet_platform *plat, uint16_t size)
     for (int i = 0; i < VNET_LATE_BUCKETS - 1; i++)
         dev->late_bound_tsc[i] = us_to_tsc(dev, bounds_us[i]);
     dev->frames = (struct vnet_rx_frame *)(dev + 1);
-    dev->held_id = (uint16_t *)(dev->frames + size);
+    dev->tx_lent = (void **)(dev->frames + size);
+    dev->held_id = (uint16_t *)(dev->tx_lent + size);
     dev->held_len = dev->held_id + size;
     dev->rx_desc_buf = dev->held_len + size;
     dev->rx_buf_desc = dev->rx_desc_buf + size;
@@ -217,6 +219,9 @@ void vnet_close(struct vnet *dev)
     if (!dev)
         return;
     vpci_reset(&dev->t);
+    /* The device has stopped reading: every frame still lent (held or in flight) goes back. */
+    for (uint16_t id = 0; dev->tx_lent && id < dev->tx.size; id++)
+        vnet_tx_return(dev, id);
     free_all(dev);
 }
 

@@ -42,16 +42,26 @@
  * blocking; on VNET_ARM_IDLE it may block until the interrupt or vnet_next_deadline(), with
  * interrupt delivery held between the arm and the block (see vnet_nom.h). The next vnet_poll()
  * turns the interrupt off again. Transmit completions never interrupt: they are reaped lazily
- * by vnet_tx_enqueue() and vnet_poll() (Solo5 does the same).
+ * by vnet_tx_enqueue*() when out of descriptors and by vnet_tx_reap(), and lent frames' (see
+ * "Zero-copy transmit") also by a vnet_poll() that has other work (Solo5 reaps lazily too).
  * Notifications in both directions use the event index (spec 2.6.7, 2.6.8), so a kick or an
  * interrupt (a VM exit or an injection under KVM) happens only when the other side asked for it.
  *
  * Buffers: the driver owns all DMA memory. vnet_tx_enqueue() copies the frame (gathered from up
  * to VNET_TX_IOV_MAX pieces) into the driver's own transmit buffer, so the caller may reuse its
  * buffers as soon as the call returns: one descriptor per frame, and the stack's buffers are
- * never pinned for W µs or until the device completes. Received frames are lent to the callback
+ * not pinned for W µs or until the device completes. Received frames are lent to the callback
  * and valid only until it returns (unless kept: "Zero-copy receive"); their buffers then go
  * back to the device.
+ *
+ * Zero-copy transmit: a caller whose frame already lies in device-reachable memory, physically
+ * contiguous together with VNET_TX_HEADROOM bytes before it, may lend it instead
+ * (vnet_tx_enqueue_lent): the driver writes the virtio-net header into that headroom, the
+ * device reads header and frame through one descriptor, and the caller gets the frame back
+ * through the callback set with vnet_set_tx_done, exactly once: when its completion is reaped
+ * (see "Transmit completions" above: a caller that waits for a frame, e.g. to retransmit it,
+ * calls vnet_tx_reap first), or at vnet_close() for a frame still held or in flight. Until
+ * then the caller must neither write nor free it. A call that fails lends nothing.
  *
  * Zero-copy receive: instead of copying a frame in the callback, the caller may keep its
  * buffer (vnet_rx_keep) and give it back later (vnet_rx_release, exactly once). The driver
@@ -149,6 +159,7 @@ struct vnet_stats {
     uint64_t rx_bad;              /* used rx entries dropped: unknown id, bad length */
     uint64_t tx_bad;              /* used tx entries ignored: unknown or not outstanding id */
     uint64_t rx_kept;             /* received buffers kept past their callback (vnet_rx_keep) */
+    uint64_t tx_lent, tx_returned; /* frames lent (vnet_tx_enqueue_lent) and given back */
     /* Batches released, by how much longer than W their oldest frame was held in the driver
      * (issue 11: W holds what it says; a batch released before W, e.g. threatening the ring,
      * counts as 0): bucket i counts batches late by less than VNET_LATE_BOUNDS_US[i]
@@ -196,7 +207,8 @@ struct vnet;
 int vnet_open(struct vnet **out, const struct vnet_platform *plat, const struct vnet_config *cfg);
 
 /* Resets the device (it stops all DMA, spec 4.1.4.3.2) and frees everything. Held transmit
- * frames are dropped, held received frames are discarded. Never fails; NULL is ignored. */
+ * frames are dropped (lent ones given back through the done callback), held received frames
+ * are discarded. Never fails; NULL is ignored. */
 void vnet_close(struct vnet *dev);
 
 /* Appends one frame, gathered from iov[0..iovcnt), to the transmit batch (copied, see
@@ -213,6 +225,29 @@ int vnet_tx_enqueue(struct vnet *dev, const struct vnet_iov *iov, unsigned iovcn
 int vnet_tx_enqueue_csum(struct vnet *dev, const struct vnet_iov *iov, unsigned iovcnt,
                          const struct vnet_tx_csum *csum);
 
+/* Bytes the caller leaves free before a lent frame, for the virtio-net header (VERSION_1's 12). */
+#define VNET_TX_HEADROOM 12u
+
+/* Called once per lent frame with its cookie when the driver gives it back (see "Zero-copy
+ * transmit"). It must not call back into the driver. */
+typedef void (*vnet_tx_done_fn)(void *arg, void *cookie);
+
+/* Sets the callback of lent frames; before the first vnet_tx_enqueue_lent(). */
+void vnet_set_tx_done(struct vnet *dev, vnet_tx_done_fn fn, void *arg);
+
+/* Appends one lent frame, frame[0..len) at device address phys, to the transmit batch as
+ * vnet_tx_enqueue_csum() would (batching, flushing and csum alike; with csum the pseudo header's
+ * sum is written into the frame's checksum field). The frame, and the VNET_TX_HEADROOM bytes
+ * before it, stay the device's until the done callback returns cookie (non-NULL). Errors, on
+ * which nothing is lent: -VNET_EINVAL (no done callback set, cookie NULL, len 0 or above
+ * VNET_MTU_FRAME, a bad csum), -VNET_EAGAIN (no free descriptor), -VNET_EIO. */
+int vnet_tx_enqueue_lent(struct vnet *dev, uint8_t *frame, uint64_t phys, uint32_t len,
+                         const struct vnet_tx_csum *csum, void *cookie);
+
+/* Reaps the device's transmit completions now: their descriptors become free and lent frames
+ * go back through the done callback. 0, or -VNET_EIO. */
+int vnet_tx_reap(struct vnet *dev);
+
 /* Ends one batch of the stack: hands the held frames to the device now if W = 0 or the oldest
  * has waited W µs, else leaves them for vnet_poll() by vnet_next_deadline(). Returns the number
  * of frames made visible to the device (0 if held or nothing pending), or -VNET_EIO. */
@@ -227,10 +262,11 @@ int vnet_tx_flush(struct vnet *dev);
  * -VNET_EIO if BROKEN. */
 int vnet_tx_outstanding(struct vnet *dev);
 
-/* The data-path pump: turns the receive interrupt off (poll mode), reaps transmit completions,
- * flushes a transmit batch whose time has come, takes new received frames and passes them to
- * cb(arg, ...) as the batching rules above say (W = 0: each at once, one per call). Returns the
- * number of frames passed to cb, or -VNET_EIO (the device just became BROKEN). */
+/* The data-path pump: turns the receive interrupt off (poll mode), reaps lent frames'
+ * transmit completions if there is other work (see above), flushes a transmit batch whose time
+ * has come, takes new received frames and passes them to cb(arg, ...) as the batching rules
+ * above say (W = 0: each at once, one per call). Returns the number of frames passed to cb, or
+ * -VNET_EIO (the device just became BROKEN). */
 int vnet_poll(struct vnet *dev, vnet_rx_fn cb, void *arg);
 
 /* Keeps the buffer of `frame`, one of the frames the rx callback is being passed now, past the

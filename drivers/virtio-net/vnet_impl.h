@@ -150,12 +150,17 @@ uint32_t vpci_config_read(struct vpci *t, uint32_t off, uint32_t size);
 #define VNET_TXQ 1             /* transmitq1 */
 #define VNET_BUF_SIZE 2048u    /* one rx or tx buffer: header + frame, two per page */
 #define VNET_HDR_LEN ((uint32_t)sizeof(struct virtio_net_hdr_v1)) /* 12 with VERSION_1 (5.1.6) */
+_Static_assert(VNET_TX_HEADROOM == sizeof(struct virtio_net_hdr_v1), "a lent frame's headroom");
 
 struct vnet {
     struct vnet_platform plat;
     struct vpci t;
     struct virtq rx, tx;
     uint8_t *rx_buf, *tx_buf;  /* VNET_BUF_SIZE each: tx one per descriptor id, rx rx_bufs */
+    void **tx_lent;            /* per tx descriptor: a lent frame's cookie, or NULL (copied) */
+    uint16_t tx_lent_out;      /* lent frames not yet given back */
+    vnet_tx_done_fn tx_done;   /* gives lent frames back (vnet_set_tx_done) */
+    void *tx_done_arg;
     uint64_t rx_buf_phys, tx_buf_phys;
     size_t self_size;          /* this allocation: struct vnet + the held-frame arrays */
     uint64_t features;
@@ -194,6 +199,19 @@ enum { RX_BUF_SPARE = 0xffff, RX_BUF_KEPT = 0xfffe };
 #define VNET_RX_SPARES(n) ((uint16_t)((n) / 2))
 
 void vnet_refill_rx(struct vnet *dev);
+
+/* Gives descriptor id's lent frame, if it holds one, back to its owner (exactly once: the
+ * cookie is forgotten first). */
+static inline void vnet_tx_return(struct vnet *dev, uint16_t id)
+{
+    void *cookie = dev->tx_lent[id];
+    if (cookie == NULL)
+        return;
+    dev->tx_lent[id] = NULL;
+    dev->tx_lent_out--;
+    dev->st.tx_returned++;
+    dev->tx_done(dev->tx_done_arg, cookie);
+}
 
 /* Whether the feature bit was negotiated. Inline: the data path asks per frame (checksum
  * offload both ways). */

@@ -49,6 +49,23 @@ void nom_dma_free(void *p, size_t bytes)
     pthread_mutex_unlock(&dma_lock);
 }
 
+int nom_dma_open(void *va, size_t bytes, uint64_t *phys)
+{
+    uintptr_t at = (uintptr_t)va;
+    if ((at | bytes) & (NOM_PAGE_SIZE - 1) || bytes == 0 || !vm_contains(VM_MMAP, at, bytes))
+        return -EINVAL;
+    size_t np = bytes / NOM_PAGE_SIZE;
+    if (nom_sys_mem_map(at, np, NOM_MAP_READ | NOM_MAP_WRITE | NOM_MAP_CONTIG) < 0)
+        return -ENOMEM;
+    int64_t pa = nom_sys_virt_to_phys(at);
+    if (pa <= 0) { /* as in nom_dma_alloc: never physical address 0 to a device */
+        nom_sys_mem_unmap(at, np);
+        return -ENOMEM;
+    }
+    *phys = (uint64_t)pa;
+    return 0;
+}
+
 uint64_t nom_virt_to_phys(const void *p)
 {
     int64_t r = nom_sys_virt_to_phys((uintptr_t)p);

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include <sys/mman.h>
+
+#include <nom/dma.h>
 #include <nom/fd.h>
 #include <nom/sched.h>
 #include <nom/time.h>
@@ -314,4 +317,14 @@ int fake_poll(struct pollfd *p, unsigned n, int timeout_ms)
             return ready;
         sched_idle_once(deadline);
     }
+}
+
+/* lwIP's heap opens its steps "physically contiguous" (nom/dma.h): on the host, opened
+ * memory whose physical address is its virtual one, which fake_vnet expects of lent frames. */
+int nom_dma_open(void *va, size_t bytes, uint64_t *phys)
+{
+    if (mprotect(va, bytes, PROT_READ | PROT_WRITE) != 0)
+        return -ENOMEM;
+    *phys = (uint64_t)(uintptr_t)va;
+    return 0;
 }

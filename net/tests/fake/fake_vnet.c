@@ -13,7 +13,7 @@
 
 #include "fake_vnet.h"
 
-struct held { uint8_t data[VNET_MTU_FRAME]; uint32_t len; };
+struct held { uint8_t data[VNET_MTU_FRAME]; uint32_t len; void *cookie; };
 
 struct vnet {
     int wire;
@@ -33,6 +33,14 @@ struct vnet {
     int peer_gone;
     unsigned offloads;            /* VNET_OFFLOAD_*, as if negotiated */
     int leave_partial;            /* leave offloaded checksums partial (fake_vnet.h) */
+    /* Zero-copy transmit as the driver's contract has it: a lent frame is copied onto the
+     * wire like any other, but its cookie goes back only at the completion (the next poll),
+     * so the stack must keep the frame that long. */
+    vnet_tx_done_fn tx_done;
+    void *tx_done_arg;
+    void *lending;                /* the cookie of the frame vnet_tx_enqueue_lent is adding */
+    void **flown;                 /* cookies of lent frames flushed, given back at the poll */
+    unsigned nflown;
     struct vnet_stats st;
 };
 
@@ -44,6 +52,7 @@ struct vnet *fake_vnet_open(int wire, const uint8_t mac[6], unsigned ring)
     memcpy(d->mac, mac, 6);
     d->ring = ring ? ring : VNET_DEFAULT_QUEUE_SIZE;
     d->tx = calloc(d->ring, sizeof *d->tx);
+    d->flown = calloc(d->ring, sizeof *d->flown);
     d->rx_slots = d->ring + d->ring / 2;
     d->rx = calloc(d->rx_slots, sizeof *d->rx);
     d->rxq = calloc(d->ring, sizeof *d->rxq);
@@ -67,6 +76,10 @@ static int tx_flush(struct vnet *d)
 {
     unsigned n = d->ntx;
     for (unsigned i = 0; i < n; i++) {
+        if (d->tx[i].cookie != NULL) { /* lost or not, the device is done with it at the poll */
+            d->flown[d->nflown++] = d->tx[i].cookie;
+            d->tx[i].cookie = NULL;
+        }
         d->tx_seen++;
         if (d->lose_every && d->tx_seen % d->lose_every == 0)
             continue;
@@ -118,6 +131,8 @@ int vnet_tx_enqueue_csum(struct vnet *d, const struct vnet_iov *iov, unsigned io
     }
     h = &d->tx[d->ntx];
     h->len = 0;
+    h->cookie = d->lending;
+    d->lending = NULL;
     for (unsigned i = 0; i < iovcnt; i++) {
         memcpy(h->data + h->len, iov[i].base, iov[i].len);
         h->len += (uint32_t)iov[i].len;
@@ -133,6 +148,42 @@ int vnet_tx_enqueue_csum(struct vnet *d, const struct vnet_iov *iov, unsigned io
     d->st.tx_bytes += len;
     if (d->w_us == 0 || d->ntx >= d->ring * 3 / 4)
         tx_flush(d);
+    return 0;
+}
+
+void vnet_set_tx_done(struct vnet *d, vnet_tx_done_fn fn, void *arg)
+{
+    d->tx_done = fn;
+    d->tx_done_arg = arg;
+}
+
+int vnet_tx_enqueue_lent(struct vnet *d, uint8_t *frame, uint64_t phys, uint32_t len,
+                         const struct vnet_tx_csum *csum, void *cookie)
+{
+    if (d->tx_done == NULL || cookie == NULL || phys != (uint64_t)(uintptr_t)frame)
+        return -VNET_EINVAL; /* fake_libnom's nom_dma_open: physical is virtual on the host */
+    struct vnet_iov iov = { frame, len };
+    d->lending = cookie;
+    int r = vnet_tx_enqueue_csum(d, &iov, 1, csum);
+    d->lending = NULL;
+    if (r == 0)
+        d->st.tx_lent++;
+    return r;
+}
+
+/* Every lent frame flushed so far goes back (the "device" completed it). */
+static void give_back_flown(struct vnet *d)
+{
+    while (d->nflown > 0) {
+        d->st.tx_returned++;
+        d->tx_done(d->tx_done_arg, d->flown[--d->nflown]);
+    }
+}
+
+int vnet_tx_reap(struct vnet *d)
+{
+    d->inflight = 0;
+    give_back_flown(d);
     return 0;
 }
 
@@ -235,6 +286,7 @@ int vnet_poll(struct vnet *d, vnet_rx_fn cb, void *arg)
     int passed = 0, got = 0;
     d->st.polls++;
     d->inflight = 0; /* reap every transmit completion */
+    give_back_flown(d);
     if (d->ntx > 0 && nom_tsc() - d->tx_since >= w_ticks(d))
         tx_flush(d);
     while (d->nrx < d->ring && rx_take(d)) {
