@@ -75,6 +75,7 @@ struct nomsock {
     unsigned keepalive : 1;
     unsigned reuseaddr : 1;
     unsigned accepted : 1;      /* TCP: came from accept(): its requests are timed */
+    unsigned reporting : 1;     /* inside nomsock_changed's nom_fd_event: notified is current */
     short notified;             /* readiness last reported through nom_fd_event() */
     /* TCP receive queue: pbufs (one segment each, next-linked) not yet read. */
     struct pbuf *rx_head, *rx_tail;
