@@ -146,11 +146,12 @@ def summary(before, after):
     return out
 
 
-def measure(w_us, phase, seconds, accel, workdir, cost_model, pin_vcpu=False):
+def measure(w_us, phase, seconds, accel, workdir, cost_model, pin_vcpu=False, dilation=None):
     prepare()
     driver = NomBenchDriver(accel)
     driver.kvmcost_name = cost_model
     driver.pin_vcpu = pin_vcpu
+    driver.dilation = dilation
     variant = {"name": f"w={w_us}", "w_us": w_us}
     try:
         info = driver.start(APP, variant, workdir)
@@ -210,14 +211,19 @@ def main(argv=None):
     ap.add_argument("--pin-vcpu", action="store_true", help="the vCPU thread on a host CPU of "
                     "its own, the load and QEMU's other threads on the rest "
                     "(tools/nomvm/placement.py)")
+    ap.add_argument("--dilation", type=float, help="run every boot at this D instead of its own "
+                    "calibration's (with --kvmcost): boots compared at one cost model")
     ap.add_argument("--output", help="JSON of every row")
     args = ap.parse_args(argv)
+    if args.dilation is not None and (args.kvmcost == "off" or args.dilation < 1):
+        ap.error("--dilation needs --kvmcost and a D of at least 1")
     accel, reason = choose_accel()
     workdir = tempfile.mkdtemp(prefix="nomholds-")
     rows = []
     for w in args.w:
         rows.append(measure(w, args.phase, args.seconds, accel,
-                            os.path.join(workdir, f"w{w}"), args.kvmcost, args.pin_vcpu))
+                            os.path.join(workdir, f"w{w}"), args.kvmcost, args.pin_vcpu,
+                            args.dilation))
         show(rows[-1])
     if args.output:
         write_rows(args.output, "tools/bench/holds.py", argv if argv is not None else sys.argv[1:],

@@ -53,6 +53,9 @@ class LabDriver(GuestDriver):
     # calibration.py): the D every run runs at, and against which start() tells a busy host;
     # None: each run runs at its own calibration's D, not checked.
     calibration_reference = None
+    # A fixed D for every start, no calibration (tools/bench/holds.py --dilation: boots compared
+    # with each other at one cost model; a boot's own calibration ranges 3.4-10 on a noisy host).
+    dilation = None
     # The load's client (loadgen.phase): the paper's tools, memcaslap, wrk and NPtcp.
     client = "paper"
     # Whether the guest's vCPU thread gets a host CPU of its own, and the harness, the load
@@ -98,7 +101,7 @@ class LabDriver(GuestDriver):
         try:
             # Calibrated before the guest boots (tools/kvmcost/dilation.py): the reference's D,
             # or the run's own without one.
-            self.kvmcost = kvmcost.model(self.kvmcost_name,
+            self.kvmcost = kvmcost.model(self.kvmcost_name, dilation=self.dilation,
                                          reference=self.calibration_reference)
         except (OSError, RuntimeError, KeyError) as e:
             raise GuestError(f"exit-cost model {self.kvmcost_name}: {e}") from None

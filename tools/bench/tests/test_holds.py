@@ -1,0 +1,34 @@
+"""tools/bench/holds.py: its reading of the driver's lateness histograms, and its flags (a fixed D
+needs the cost model). The measurement itself boots nom under load and is a benchmark, run by
+hand (results/holds-*)."""
+import pytest
+
+from bench.holds import main, percentile_bound, share_at_least
+
+BOUNDS = [1, 2, 5, 10]  # buckets: < 1, < 2, < 5, < 10, >= 10 us late
+
+
+@pytest.mark.unit
+def test_percentiles_are_the_bounds_of_the_buckets_holding_them():
+    counts = [90, 5, 3, 1, 1]
+    assert percentile_bound(counts, BOUNDS, 0.5) == 1
+    assert percentile_bound(counts, BOUNDS, 0.95) == 2
+    assert percentile_bound(counts, BOUNDS, 0.99) == 10
+    assert percentile_bound(counts, BOUNDS, 1.0) == float("inf")  # the open last bucket
+    assert percentile_bound([0] * 5, BOUNDS, 0.99) is None
+
+
+@pytest.mark.unit
+def test_share_held_w_plus_5_counts_buckets_from_5_us_late():
+    assert share_at_least([90, 5, 3, 1, 1], BOUNDS, 5) == pytest.approx(0.02)
+    assert share_at_least([0] * 5, BOUNDS, 5) is None
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("argv", [["--dilation", "5"], ["--kvmcost", "skylake", "--dilation", "0.5"],
+                                  ["--w", "10", "--dilation", "5", "--kvmcost", "off"]])
+def test_a_fixed_d_needs_the_cost_model_and_at_least_1(argv, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    assert "--dilation needs --kvmcost" in capsys.readouterr().err
