@@ -20,7 +20,7 @@ CONFORMANCE = ["stdio_floats", "malloc_million", "threads_pingpong_200", "mutex_
                "pipe_poll", "blocking_read_waits_without_polling",
                "blocking_read_sees_readiness_signalled_during_it", "thread_locals",
                "bulletin_board", "mmap_reserve",
-               "idle_hooks_and_notify",
+               "idle_hooks_and_notify", "yield_polls_idle_hooks",
                "fpu_preempted", "callbacks_may_malloc",
                "sleepers_500", "signal_dispositions", "getrusage", "realtime_clock"]
 EPOLL = ["epoll_level_triggered", "epoll_edge_and_one_shot", "epoll_wake_timeout_close",

@@ -116,7 +116,9 @@ void nom_preempt_disable(void);
 /* Decrements; at 0, runs pending callbacks and switches if a preemption was deferred. */
 void nom_preempt_enable(void);
 
-/* Lets other runnable threads run (thread context). */
+/* Lets other runnable threads run (thread context). The idle hooks' poll runs first, so that
+ * work waiting on a device (a network batch due, frames for a blocked thread) is taken in and
+ * its threads run too: a yield is a soft-timer trigger point, like a socket call. */
 void nom_yield(void);
 /* Sleeps the calling thread until the TSC reaches deadline_tsc (thread context). */
 void nom_sleep_until(uint64_t deadline_tsc);

@@ -850,6 +850,58 @@ static int test_idle_hooks_and_notify(void)
     return 1;
 }
 
+/* Does a yield poll the idle hooks before it gives the core away, and run a thread the poll
+ * woke before it returns? (A long computation that yields, memcached's LRU maintainer, thereby
+ * lets the network stack take in frames and the threads waiting for them run: issue 11.) The
+ * hook stands for the network: its poll wakes a thread waiting for "frames". */
+static struct {
+    int active, polls, woke, waiter_ran;
+    struct nom_waitq wq;
+} ypoll;
+
+static int ypoll_poll(void *arg)
+{
+    (void)arg;
+    if (!ypoll.active)
+        return 0;
+    ypoll.polls++;
+    if (ypoll.woke == 0 && nom_waitq_wake_one(&ypoll.wq))
+        ypoll.woke = 1;
+    return ypoll.woke;
+}
+
+static void *ypoll_waiter(void *arg)
+{
+    (void)arg;
+    nom_preempt_disable();
+    ypoll.active = 1; /* from here on the hook may wake us: we are on the queue before it polls */
+    while (nom_waitq_wait(&ypoll.wq, 0) != 0)
+        ;
+    nom_preempt_enable();
+    ypoll.waiter_ran = 1;
+    return NULL;
+}
+
+static int test_yield_polls_idle_hooks(void)
+{
+    static struct nom_idle_hook hook = { ypoll_poll, NULL, NULL, NULL };
+    pthread_t t;
+    nom_idle_hook_add(&hook);
+    CHECK(pthread_create(&t, NULL, ypoll_waiter, NULL) == 0, "pthread_create");
+    while (!ypoll.active)
+        sched_yield(); /* the waiter runs and waits */
+    int before = ypoll.polls;
+    CHECK(!ypoll.waiter_ran, "the waiter ran before anything woke it");
+    sched_yield(); /* polls the hook, which wakes the waiter, which runs before we go on */
+    int polled = ypoll.polls - before;
+    int ran = ypoll.waiter_ran;
+    ypoll.active = 0;
+    pthread_join(t, NULL);
+    CHECK(polled >= 1, "the yield did not poll the idle hooks");
+    CHECK(ran, "the thread the poll woke did not run during the yield");
+    return 1;
+}
+
 /* Does SSE state survive preemption? Two threads do long floating-point sums without ever
  * yielding, so the scheduler switches them mid-loop through the timer upcall. */
 static double fp_sum(double seed, long n)
@@ -1042,6 +1094,7 @@ static const struct {
     { "bulletin_board", test_bulletin_board, 0 },
     { "mmap_reserve", test_mmap_reserve, 0 },
     { "idle_hooks_and_notify", test_idle_hooks_and_notify, 0 },
+    { "yield_polls_idle_hooks", test_yield_polls_idle_hooks, 0 },
     { "fpu_preempted", test_fpu_preempted, 0 },
     { "callbacks_may_malloc", test_callbacks_may_malloc, 0 },
     { "sleepers_500", test_sleepers_500, 0 },
