@@ -37,7 +37,7 @@ static unsigned active_conns(void)
 
 /* Requests in flight on one established connection: 1 if it holds received data the
  * application has not read (lwIP shrinks rcv_wnd by what it queues and tcp_recved gives it
- * back as the application reads) or an answer queued, sent and not acknowledged; on an
+ * back as the application reads, a few KiB at a time: sock.h's rx_unopened) or an answer queued, sent and not acknowledged; on an
  * accepted connection, if more, the whole receive windows received since the application
  * last answered (sock.h's rx_unanswered). A client waiting for each answer (a single user,
  * each of many users, NetPIPE's ping-pong, even of 64 KiB messages) has at most one out;
@@ -47,7 +47,9 @@ static unsigned active_conns(void)
 static unsigned conn_in_flight(const struct tcp_pcb *pcb)
 {
     const struct nomsock *s = pcb->callback_arg;
-    unsigned n = pcb->rcv_wnd < TCP_WND_MAX(pcb) || pcb->unsent != NULL || pcb->unacked != NULL;
+    tcpwnd_size_t read_back = s != NULL ? s->rx_unopened : 0;
+    unsigned n = pcb->rcv_wnd + read_back < TCP_WND_MAX(pcb) || pcb->unsent != NULL ||
+                 pcb->unacked != NULL;
     if (s != NULL && s->accepted) {
         uint32_t windows = s->rx_unanswered / TCP_WND_MAX(pcb);
         if (windows > n)

@@ -81,6 +81,7 @@ struct nomsock {
     struct pbuf *rx_head, *rx_tail;
     u16_t rx_off;               /* bytes of rx_head already read */
     size_t rx_bytes;
+    u32_t rx_unopened;          /* read, not yet given back to the window (sock_tcp.c) */
     /* TCP listener: established connections waiting for accept(), oldest first. */
     struct nomsock *accept_head, *accept_tail, *accept_next;
     unsigned accept_len;

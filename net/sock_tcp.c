@@ -19,6 +19,15 @@
 /* lwIP's u16_t arguments (tcp_write, tcp_recved) take at most this at a time. */
 #define TCP_CHUNK_MAX 0xffffu
 
+/* Bytes read are given back to the window (tcp_recved) once this many have gathered, not at
+ * every read: about 60 instructions per call, per message of a ping-pong (issue 16). Half of
+ * lwIP's TCP_WND_UPDATE_THRESHOLD (5,840 bytes here): a window grown by the threshold at once
+ * makes lwIP send a window update of its own, an extra segment (tried: +115 instructions per
+ * NetPIPE message), while a smaller growth rides on the next segment we send anyway. What
+ * waits is at most 2,920 bytes of the 128 KiB window our segments advertise; a peer blocked
+ * by a full window is released by the read that empties it (TCP_WND bytes, far above this). */
+#define TCP_OPEN_WINDOW_BATCH (TCP_WND_UPDATE_THRESHOLD / 2)
+
 /* ---- Residence: how long served requests spend in the server ----
  *
  * The online learner (libnom/src/profit/online.c) needs the spread of request latency for the
@@ -397,7 +406,11 @@ ssize_t tcpsock_recv_nb(struct nomsock *s, void *buf, size_t n, int peek)
     }
     done = tcpsock_copy_out(s, buf, n, peek);
     if (!peek) {
-        tcpsock_open_window(s->pcb.tcp, done);
+        s->rx_unopened += (u32_t)done;
+        if (s->rx_unopened >= TCP_OPEN_WINDOW_BATCH) {
+            tcpsock_open_window(s->pcb.tcp, s->rx_unopened);
+            s->rx_unopened = 0;
+        }
         /* Reading can lose POLLIN (all read; end of stream keeps it) and gain nothing: forget
          * it if lost, so that the next data is reported (issue 16, as in send). */
         if (s->rx_bytes == 0 && !s->rd_eof && !s->rd_shut)
@@ -424,9 +437,10 @@ int tcpsock_shutdown_nb(struct nomsock *s, int how)
     if (s->state != NS_CONNECTED)
         return s->state == NS_DEAD ? 0 : -ENOTCONN;
     if (how == SHUT_RD || how == SHUT_RDWR) {
-        size_t n = s->rx_bytes;
+        size_t n = s->rx_bytes + s->rx_unopened;
         s->rd_shut = 1;
         tcpsock_drop_rx(s);
+        s->rx_unopened = 0;
         tcpsock_open_window(s->pcb.tcp, n);
     }
     if ((how == SHUT_WR || how == SHUT_RDWR) && !s->wr_shut) {
@@ -467,6 +481,10 @@ void tcpsock_close_nb(struct nomsock *s)
         /* Unread data or SO_LINGER 0: reset instead of a graceful close (RFC 2525 2.17,
          * and what Linux does), so the peer learns its data was not read. */
         int reset = s->rx_bytes > 0 || s->linger_abort || s->state == NS_CONNECTING;
+        /* lwIP's tcp_close resets too when rcv_wnd is short of its maximum (data not read):
+         * what was read but not yet given back is given back first. */
+        tcpsock_open_window(s->pcb.tcp, s->rx_unopened);
+        s->rx_unopened = 0;
         tcpsock_release_pcb(s->pcb.tcp, reset);
     }
     s->pcb.tcp = NULL;
