@@ -16,6 +16,23 @@ def int_list(text):
     return values
 
 
+def add_dilation(parser):
+    """--dilation D: every boot under the exit-cost model runs at this D instead of its own
+    calibration's (tools/kvmcost README, "Which D"), so that boots compared with each other
+    run one cost model: a boot's own calibration ranged 3.3-8.9 within minutes on a busy
+    2-core host. Check the parsed value with check_dilation."""
+    parser.add_argument("--dilation", type=float, metavar="D",
+                        help="with --kvmcost: run every boot at this time dilation D instead of "
+                             "its own calibration's")
+
+
+def check_dilation(parser, args):
+    """A usage error (exit 2) unless --dilation, if given, comes with a cost model and is >= 1
+    (TCG is never faster than the host)."""
+    if args.dilation is not None and (args.kvmcost == "off" or args.dilation < 1):
+        parser.error("--dilation needs --kvmcost and a D of at least 1")
+
+
 def add_w_list(parser, default, what="batching delays W"):
     """--w W[,W...]: the batching delays (µs) a tool runs, one after the other."""
     parser.add_argument("--w", type=int_list, default=list(default), metavar="W[,W...]",

@@ -211,12 +211,10 @@ def main(argv=None):
     ap.add_argument("--pin-vcpu", action="store_true", help="the vCPU thread on a host CPU of "
                     "its own, the load and QEMU's other threads on the rest "
                     "(tools/nomvm/placement.py)")
-    ap.add_argument("--dilation", type=float, help="run every boot at this D instead of its own "
-                    "calibration's (with --kvmcost): boots compared at one cost model")
+    toolflags.add_dilation(ap)
     ap.add_argument("--output", help="JSON of every row")
     args = ap.parse_args(argv)
-    if args.dilation is not None and (args.kvmcost == "off" or args.dilation < 1):
-        ap.error("--dilation needs --kvmcost and a D of at least 1")
+    toolflags.check_dilation(ap, args)
     accel, reason = choose_accel()
     workdir = tempfile.mkdtemp(prefix="nomholds-")
     rows = []

@@ -29,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import loadgen
+import toolflags
 import vmcounters
 from bench import phases
 from bench.guests import NomBenchDriver
@@ -81,6 +82,7 @@ def parse_args(argv):
     ap.add_argument("--kvmcost", choices=("off", "skylake", "apicv"), default="off",
                     help="run on tools/kvmcost's exit-cost QEMU with the guest clock dilated by "
                          "the run's D, and add the ledger's exits per request (default off)")
+    toolflags.add_dilation(ap)
     ap.add_argument("--idle-conns", type=int, default=0,
                     help="connections held open and silent beside the load (memcached, nhttpd; "
                          "default 0)")
@@ -92,6 +94,7 @@ def parse_args(argv):
         ap.error("--value-size is memcached's, >= 1")
     if args.idle_poll_us is not None and args.idle_poll_us < 0:
         ap.error("--idle-poll-us must be >= 0")
+    toolflags.check_dilation(ap, args)
     if args.idle_conns < 0 or (args.idle_conns and args.app not in IDLE_PORTS):
         ap.error("--idle-conns must be >= 0, and is for memcached and nhttpd (NPtcp serves one "
                  "connection)")
@@ -149,6 +152,7 @@ def run_guest(args, out):
     driver = NomBenchDriver("tcg")
     driver.profile_insns = True
     driver.kvmcost_name = args.kvmcost
+    driver.dilation = args.dilation
     if args.idle_poll_us is not None:
         driver.guest_args = (f"--idle-poll-us={args.idle_poll_us}",)
     variant = {"name": f"w={args.w}", "w_us": args.w}
@@ -287,7 +291,8 @@ def main(argv=None):
               "settings": {"app": args.app, "w_us": args.w, "conns": args.conns,
                            "seconds": args.seconds, "runs": args.runs,
                            "value_size": args.value_size, "idle_poll_us": args.idle_poll_us,
-                           "idle_conns": args.idle_conns, "kvmcost": args.kvmcost},
+                           "idle_conns": args.idle_conns, "kvmcost": args.kvmcost,
+                           "dilation": args.dilation},
               "medians": medians, "median_run": median_run,
               "runs": [{k: r[k] for k in ("requests", "requests_per_s", "errors", "per_request")}
                        for r in runs]}

@@ -16,6 +16,8 @@ import json
 import os
 import sys
 
+import toolflags
+
 from bench import insn_profile
 from experiment.machine import describe, stamped_output
 
@@ -34,10 +36,12 @@ def parse_args(argv):
     ap.add_argument("--kvmcost", choices=("off", "skylake", "apicv"), default="off",
                     help="run on tools/kvmcost's exit-cost QEMU (dilated guest clock) and add "
                          "the ledger's exits per request (default off)")
+    toolflags.add_dilation(ap)
     ap.add_argument("--output", help="results folder (default results/per-request-DATE-COMMIT)")
     args = ap.parse_args(argv)
     if args.runs < 1 or args.seconds < 1:
         ap.error("--runs and --seconds must be >= 1")
+    toolflags.check_dilation(ap, args)
     return args
 
 
@@ -94,7 +98,7 @@ def main(argv=None):
     os.makedirs(out, exist_ok=True)
     result = {"benchmark": "nom per-request cost (issue 16)", "machine": describe("tcg", "plugin"),
               "settings": {"runs": args.runs, "seconds": args.seconds, "w_us": 0,
-                           "kvmcost": args.kvmcost},
+                           "kvmcost": args.kvmcost, "dilation": args.dilation},
               "apps": {}, "host_load_avg": {"start": list(os.getloadavg())}}
     failed = False
     for name, extra, target in CASES:
@@ -102,6 +106,8 @@ def main(argv=None):
         argv = extra + ["--w", "0", "--runs", str(args.runs),
                         "--seconds", str(args.seconds), "--kvmcost", args.kvmcost,
                         "--output", folder]
+        if args.dilation is not None:
+            argv += ["--dilation", str(args.dilation)]
         try:
             insn_profile.main(argv)
             with open(os.path.join(folder, "insn-profile.json")) as f:

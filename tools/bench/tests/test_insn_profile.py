@@ -20,9 +20,16 @@ SCRIPT = os.path.join(os.path.dirname(HERE), "insn_profile.py")
 @pytest.mark.unit
 def test_bad_flags_are_refused():
     for argv in (["--seconds", "0"], ["--w", "-1"], ["--conns", "0"], ["--runs", "0"],
-                 ["--idle-conns", "-1"], ["--app", "netpipe", "--idle-conns", "2"]):
+                 ["--idle-conns", "-1"], ["--app", "netpipe", "--idle-conns", "2"],
+                 ["--dilation", "5"], ["--kvmcost", "skylake", "--dilation", "0.5"]):
         with pytest.raises(SystemExit):
             parse_args(argv)
+
+
+@pytest.mark.unit
+def test_a_fixed_dilation_comes_with_the_cost_model():
+    assert parse_args(["--kvmcost", "skylake", "--dilation", "5"]).dilation == 5.0
+    assert parse_args([]).dilation is None
 
 
 @pytest.mark.unit

@@ -15,7 +15,8 @@ SCRIPT = Path(__file__).resolve().parents[1] / "per_request.py"
 
 @pytest.mark.unit
 def test_bad_flags_are_refused():
-    for argv in (["--runs", "0"], ["--seconds", "0"]):
+    for argv in (["--runs", "0"], ["--seconds", "0"], ["--dilation", "5"],
+                 ["--kvmcost", "apicv", "--dilation", "0"]):
         with pytest.raises(SystemExit):
             parse_args(argv)
 
