@@ -95,16 +95,16 @@ short nomsock_readiness(struct nomsock *s)
 void nomsock_changed(struct nomsock *s)
 {
     short now = nomsock_readiness(s);
-    if (now & ~s->notified) {
+    short gained = now & ~s->notified;
+    s->notified = now;
+    if (gained) {
         /* The event's waiters and epoll sets ask this socket's readiness at once, and nothing
-         * changes it meanwhile: they get `now` instead of a second evaluation (sock_poll;
+         * changes it meanwhile: they get `notified` instead of a second evaluation (sock_poll;
          * about 20 instructions per NetPIPE message, issue 16). */
-        s->notified = now;
         s->reporting = 1;
         nom_fd_event(s);
         s->reporting = 0;
     }
-    s->notified = now;
 }
 
 int nomsock_block(int fd, short events, uint64_t timeout_us)

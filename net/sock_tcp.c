@@ -362,6 +362,13 @@ static void tcpsock_open_window(struct tcp_pcb *pcb, size_t n)
     }
 }
 
+/* Gives what the application has read and the window has not got back yet (rx_unopened). */
+static void tcpsock_open_read(struct nomsock *s)
+{
+    tcpsock_open_window(s->pcb.tcp, s->rx_unopened);
+    s->rx_unopened = 0;
+}
+
 /* Copies up to n bytes from the receive queue; consumes them unless peek. */
 static size_t tcpsock_copy_out(struct nomsock *s, uint8_t *dst, size_t n, int peek)
 {
@@ -407,10 +414,8 @@ ssize_t tcpsock_recv_nb(struct nomsock *s, void *buf, size_t n, int peek)
     done = tcpsock_copy_out(s, buf, n, peek);
     if (!peek) {
         s->rx_unopened += (u32_t)done;
-        if (s->rx_unopened >= TCP_OPEN_WINDOW_BATCH) {
-            tcpsock_open_window(s->pcb.tcp, s->rx_unopened);
-            s->rx_unopened = 0;
-        }
+        if (s->rx_unopened >= TCP_OPEN_WINDOW_BATCH)
+            tcpsock_open_read(s);
         /* Reading can lose POLLIN (all read; end of stream keeps it) and gain nothing: forget
          * it if lost, so that the next data is reported (issue 16, as in send). */
         if (s->rx_bytes == 0 && !s->rd_eof && !s->rd_shut)
@@ -437,10 +442,10 @@ int tcpsock_shutdown_nb(struct nomsock *s, int how)
     if (s->state != NS_CONNECTED)
         return s->state == NS_DEAD ? 0 : -ENOTCONN;
     if (how == SHUT_RD || how == SHUT_RDWR) {
-        size_t n = s->rx_bytes + s->rx_unopened;
+        size_t n = s->rx_bytes;
         s->rd_shut = 1;
         tcpsock_drop_rx(s);
-        s->rx_unopened = 0;
+        tcpsock_open_read(s);
         tcpsock_open_window(s->pcb.tcp, n);
     }
     if ((how == SHUT_WR || how == SHUT_RDWR) && !s->wr_shut) {
@@ -483,8 +488,7 @@ void tcpsock_close_nb(struct nomsock *s)
         int reset = s->rx_bytes > 0 || s->linger_abort || s->state == NS_CONNECTING;
         /* lwIP's tcp_close resets too when rcv_wnd is short of its maximum (data not read):
          * what was read but not yet given back is given back first. */
-        tcpsock_open_window(s->pcb.tcp, s->rx_unopened);
-        s->rx_unopened = 0;
+        tcpsock_open_read(s);
         tcpsock_release_pcb(s->pcb.tcp, reset);
     }
     s->pcb.tcp = NULL;
