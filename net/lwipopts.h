@@ -89,6 +89,8 @@
 #define MEMP_NUM_FRAG_PBUF          32
 #define MEMP_NUM_ARP_QUEUE          256 /* four addresses' ARP_QUEUE_LEN (above) */
 #define MEMP_NUM_PBUF               256 /* PBUF_REF/ROM: fragments and custom pbufs only */
+/* lwIP's own timeouts and link_cache.c's expiry (its header cache lives one ARP timer period). */
+#define MEMP_NUM_SYS_TIMEOUT        (LWIP_NUM_SYS_TIMEOUT_INTERNAL + 1)
 /* Receive pool: the netif copies a received frame once into a pool pbuf when it cannot lend
  * the driver's buffer (zero-copy receive, netif_virtio.c: short frames, or the driver's spare
  * buffers all lent). 4096 x ~1.6 KiB = 6.5 MiB: 30 full receive windows. */

@@ -7,11 +7,11 @@
 #include "lwip/dhcp.h"
 #include "lwip/etharp.h"
 #include "lwip/netif.h"
-#include "netif/ethernet.h"
 #include <nom/net.h>
 #include <nom/sched.h>
 #include <nom/time.h>
 
+#include "link_cache.h"
 #include "lwip_hooks.h"
 #include "rx_budget.h"
 #include "netif_virtio.h"
@@ -80,7 +80,7 @@ static int net_bring_up(struct vnet *dev, const struct nom_net_config *cfg)
     if (vnet_set_batching_delay_us(dev, cfg->batching_delay_us) != 0)
         return -EINVAL;
     net_stack_init();
-    if (netif_add(&net_if, &ip, &mask, &gw, dev, netif_virtio_init, ethernet_input) == NULL)
+    if (netif_add(&net_if, &ip, &mask, &gw, dev, netif_virtio_init, link_cache_input) == NULL)
         return -ENOMEM;
     netif_set_default(&net_if);
     netif_set_status_callback(&net_if, net_status_changed);

@@ -47,6 +47,7 @@
 #include "netif/ethernet.h"
 
 #include "arch/cc.h"
+#include "link_cache.h"
 #include "lwip_heap.h"
 #include "netif_virtio.h"
 #include "sock.h"
@@ -253,6 +254,7 @@ static err_t netif_virtio_linkoutput(struct netif *netif, struct pbuf *p)
     struct pbuf *copy;
     int r;
 
+    link_cache_learn(netif, p);
     if (p->tot_len > VNET_MTU_FRAME) {
         tx_dropped++;
         return ERR_ARG;
@@ -352,7 +354,7 @@ err_t netif_virtio_init(struct netif *netif)
     vnet_set_tx_done(dev, tx_lent_done, NULL);
     netif->name[0] = 'v';
     netif->name[1] = 'n';
-    netif->output = etharp_output;
+    netif->output = link_cache_output; /* etharp_output unless the header is known */
     netif->linkoutput = netif_virtio_linkoutput;
     netif->mtu = 1500;
     netif->hwaddr_len = ETH_HWADDR_LEN;
