@@ -79,13 +79,15 @@ def program_name(app):
     return os.path.basename(APPS[app][0]).removesuffix(".elf")
 
 
-def sweep(app, w_values, seconds, workdir, repeat=1, log=print, kvmcost="off"):
+def sweep(app, w_values, seconds, workdir, repeat=1, log=print, kvmcost="off", dilation=None):
     """Rounds of every W in turn (interleaved, so a drift of the machine spreads over every W
     alike); each point is the median of its rounds. kvmcost: the exit-cost model
-    (tools/kvmcost; "off" for the stock QEMU)."""
+    (tools/kvmcost; "off" for the stock QEMU); dilation: every boot's D under it (None: each
+    boot's own calibration)."""
     accel, reason = choose_accel()
     driver = make_driver(accel, None, 0)
     driver.kvmcost_name = kvmcost
+    driver.dilation = dilation
     runs = {(cls, w): [] for cls in CLASSES for w in w_values}
     load = [os.getloadavg()[0]]
     for r in range(repeat):
@@ -103,11 +105,12 @@ def sweep(app, w_values, seconds, workdir, repeat=1, log=print, kvmcost="off"):
             "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "host_load_average_start_end": load,
             "seconds_per_point": seconds, "rounds": repeat, "kvmcost": kvmcost,
+            "dilation_fixed": dilation,
             "classes": {cls: [median_point(runs[cls, w]) for w in w_values] for cls in CLASSES},
             "all_rounds": {cls: [runs[cls, w] for w in w_values] for cls in CLASSES}}
 
 
-def main(argv=None):
+def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--app", required=True, choices=sorted(APPS))
     toolflags.add_w_list(ap, DEFAULT_W)
@@ -118,11 +121,18 @@ def main(argv=None):
     ap.add_argument("--workdir", help="raw outputs (default: a temporary folder)")
     ap.add_argument("--kvmcost", choices=("off", "skylake", "apicv"), default="off",
                     help="charge hardware-KVM exit costs (tools/kvmcost; default off)")
+    toolflags.add_dilation(ap)
     args = ap.parse_args(argv)
+    toolflags.check_dilation(ap, args)
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
     w_values = sorted(set(args.w))
     workdir = args.workdir or tempfile.mkdtemp(prefix="nomprofile-")
     profile = sweep(args.app, w_values, args.seconds, workdir, args.repeat,
-                    kvmcost=args.kvmcost)
+                    kvmcost=args.kvmcost, dilation=args.dilation)
     profile["command"] = " ".join(shlex.quote(a) for a in ["python3", "tools/profile/sweep.py"]
                                   + (sys.argv[1:] if argv is None else list(argv)))
     check_profile(profile)

@@ -138,6 +138,18 @@ def test_a_point_keeps_the_exit_cost_ledgers_figures():
         ["exits_per_req"] == 0.6
 
 
+def test_sweep_takes_a_fixed_dilation_only_with_the_cost_model():
+    """--dilation D runs every boot of the sweep at one D (a boot's own calibration wanders
+    3.3-8.9 on a busy host); without --kvmcost, or below 1, it is a usage error."""
+    import sweep
+    base = ["--app", "memcached", "--output", "p.json"]
+    assert sweep.parse_args(base + ["--kvmcost", "skylake", "--dilation", "5"]).dilation == 5.0
+    assert sweep.parse_args(base).dilation is None
+    for bad in (["--dilation", "5"], ["--kvmcost", "skylake", "--dilation", "0.5"]):
+        with pytest.raises(SystemExit):
+            sweep.parse_args(base + bad)
+
+
 def test_choices_table_picks_the_best_w():
     """choices.py on the test profile: penalty, many, 1 $/Gbit -> W=40; 10 $/Gbit -> W=10
     (the hand-made profile's intent, the same as libnom's C picks)."""
