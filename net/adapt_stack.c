@@ -38,8 +38,8 @@ static unsigned active_conns(void)
 /* Requests in flight on one established connection: 1 if it holds received data the
  * application has not read (lwIP shrinks rcv_wnd by what it queues and tcp_recved gives it
  * back as the application reads, a few KiB at a time: sock.h's rx_unopened) or an answer
- * queued, sent and not acknowledged; on an accepted connection, if more, the whole receive windows received since the application
- * last answered (sock.h's rx_unanswered). A client waiting for each answer (a single user,
+ * queued, sent and not acknowledged; on an accepted connection, if more, the whole receive
+ * windows received since the application last answered (sock.h's rx_unanswered). A client waiting for each answer (a single user,
  * each of many users, NetPIPE's ping-pong, even of 64 KiB messages) has at most one out;
  * one that streams (NetPIPE's streaming: megabytes between two answers) has many. Windows,
  * not segments: a request of 45 segments is still one request. The socket is alive while

@@ -23,9 +23,11 @@ struct slot {
 };
 
 static struct slot slots[SLOTS];
-/* The destination etharp_output is sending to now, whose frame linkoutput may learn. */
+/* The destination etharp_output is sending to now, whose frame linkoutput may learn, and
+ * its slot. */
 static struct netif *learning;
 static u32_t learning_ip;
+static struct slot *learning_slot;
 static bool expiry_armed;
 static struct link_cache_stats stats;
 
@@ -46,6 +48,7 @@ err_t link_cache_output(struct netif *netif, struct pbuf *p, const ip4_addr_t *i
     stats.misses++;
     learning = netif;
     learning_ip = ip4_addr_get_u32(ipaddr);
+    learning_slot = s;
     err_t err = etharp_output(netif, p, ipaddr);
     learning = NULL;
     return err;
@@ -65,9 +68,7 @@ void link_cache_learn(struct netif *netif, const struct pbuf *frame)
     const struct eth_hdr *h = frame->payload;
     if (h->type != PP_HTONS(ETHTYPE_IP))
         return; /* an ARP request etharp_output sent first */
-    ip4_addr_t ip;
-    ip4_addr_set_u32(&ip, learning_ip);
-    struct slot *s = slot_of(&ip);
+    struct slot *s = learning_slot;
     s->netif = netif;
     s->ip = learning_ip;
     SMEMCPY(&s->hdr, h, SIZEOF_ETH_HDR);

@@ -442,11 +442,10 @@ int tcpsock_shutdown_nb(struct nomsock *s, int how)
     if (s->state != NS_CONNECTED)
         return s->state == NS_DEAD ? 0 : -ENOTCONN;
     if (how == SHUT_RD || how == SHUT_RDWR) {
-        size_t n = s->rx_bytes;
+        s->rx_unopened += (u32_t)s->rx_bytes; /* dropped unread: the window gets it back too */
         s->rd_shut = 1;
         tcpsock_drop_rx(s);
         tcpsock_open_read(s);
-        tcpsock_open_window(s->pcb.tcp, n);
     }
     if ((how == SHUT_WR || how == SHUT_RDWR) && !s->wr_shut) {
         err_t err = tcp_shutdown(s->pcb.tcp, 0, 1);

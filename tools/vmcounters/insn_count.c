@@ -314,7 +314,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     if (parse_args(argc, argv, &path, &profile_path) != 0)
         return -1;
     nvcpus = info->system_emulation ? info->system.max_vcpus : 1;
-    one_vcpu = !info->system_emulation || info->system.smp_vcpus == 1;
+    one_vcpu = info->system_emulation && info->system.smp_vcpus == 1;
     if (nvcpus > MAX_VCPUS) {
         fprintf(stderr, "insn_count: %d vCPUs, at most %d supported\n", nvcpus, MAX_VCPUS);
         return -1;
