@@ -26,11 +26,22 @@ def add_dilation(parser):
                              "its own calibration's")
 
 
+def add_guest_clock(parser, choices):
+    """--guest-clock dilated|cpu: what the dilated guest clock counts under the exit-cost model
+    (tools/kvmcost README, "The vCPU-time clock"): wall time (the default), or the vCPU
+    thread's CPU time while it runs. Checked by check_dilation."""
+    parser.add_argument("--guest-clock", choices=choices, default="dilated",
+                        help="with --kvmcost: the guest clock counts wall time / D (dilated, the "
+                             "default) or the vCPU thread's CPU time / D while it runs (cpu)")
+
+
 def check_dilation(parser, args):
     """A usage error (exit 2) unless --dilation, if given, comes with a cost model and is >= 1
-    (TCG is never faster than the host)."""
+    (TCG is never faster than the host), and --guest-clock cpu, if given, with a cost model."""
     if args.dilation is not None and (args.kvmcost == "off" or args.dilation < 1):
         parser.error("--dilation needs --kvmcost and a D of at least 1")
+    if getattr(args, "guest_clock", "dilated") != "dilated" and args.kvmcost == "off":
+        parser.error("--guest-clock cpu needs --kvmcost")
 
 
 def add_w_list(parser, default, what="batching delays W"):

@@ -146,12 +146,14 @@ def summary(before, after):
     return out
 
 
-def measure(w_us, phase, seconds, accel, workdir, cost_model, pin_vcpu=False, dilation=None):
+def measure(w_us, phase, seconds, accel, workdir, cost_model, pin_vcpu=False, dilation=None,
+            guest_clock="dilated"):
     prepare()
     driver = NomBenchDriver(accel)
     driver.kvmcost_name = cost_model
     driver.pin_vcpu = pin_vcpu
     driver.dilation = dilation
+    driver.guest_clock = guest_clock
     variant = {"name": f"w={w_us}", "w_us": w_us}
     try:
         info = driver.start(APP, variant, workdir)
@@ -166,7 +168,7 @@ def measure(w_us, phase, seconds, accel, workdir, cost_model, pin_vcpu=False, di
     finally:
         driver.stop()
     row = {"w_us": w_us, "phase": phase, "ops_s": fig["ops"] / fig.get("seconds", seconds),
-           "guest_clock": "dilated" if info.get("kvmcost") else "wall",
+           "guest_clock": info["kvmcost"]["clock"] if info.get("kvmcost") else "wall",
            "latency_us": fig.get("latency_us"), "holds": summary(s0, s1),
            "counters": vmcounters.per_request(c0, c1, fig["ops"]),
            "placement": info.get("placement")}
@@ -212,6 +214,7 @@ def main(argv=None):
                     "its own, the load and QEMU's other threads on the rest "
                     "(tools/nomvm/placement.py)")
     toolflags.add_dilation(ap)
+    toolflags.add_guest_clock(ap, kvmcost.GUEST_CLOCKS)
     ap.add_argument("--output", help="JSON of every row")
     args = ap.parse_args(argv)
     toolflags.check_dilation(ap, args)
@@ -221,7 +224,7 @@ def main(argv=None):
     for w in args.w:
         rows.append(measure(w, args.phase, args.seconds, accel,
                             os.path.join(workdir, f"w{w}"), args.kvmcost, args.pin_vcpu,
-                            args.dilation))
+                            args.dilation, args.guest_clock))
         show(rows[-1])
     if args.output:
         write_rows(args.output, "tools/bench/holds.py", argv if argv is not None else sys.argv[1:],

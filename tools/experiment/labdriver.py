@@ -56,6 +56,9 @@ class LabDriver(GuestDriver):
     # A fixed D for every start, no calibration (tools/bench/holds.py --dilation: boots compared
     # with each other at one cost model; a boot's own calibration ranges 3.4-10 on a noisy host).
     dilation = None
+    # What the dilated guest clock counts (kvmcost.GUEST_CLOCKS): wall time, or the vCPU
+    # thread's CPU time while it runs (tools/bench/holds.py --guest-clock).
+    guest_clock = "dilated"
     # The load's client (loadgen.phase): the paper's tools, memcaslap, wrk and NPtcp.
     client = "paper"
     # Whether the guest's vCPU thread gets a host CPU of its own, and the harness, the load
@@ -102,7 +105,8 @@ class LabDriver(GuestDriver):
             # Calibrated before the guest boots (tools/kvmcost/dilation.py): the reference's D,
             # or the run's own without one.
             self.kvmcost = kvmcost.model(self.kvmcost_name, dilation=self.dilation,
-                                         reference=self.calibration_reference)
+                                         reference=self.calibration_reference,
+                                         clock=self.guest_clock)
         except (OSError, RuntimeError, KeyError) as e:
             raise GuestError(f"exit-cost model {self.kvmcost_name}: {e}") from None
         why = ((self.kvmcost or {}).get("calibration") or {}).get("disturbed")
@@ -143,7 +147,7 @@ class LabDriver(GuestDriver):
         info = {"accel": self.accel, "qemu_args": self.vm.args, "placement": self.placement}
         if self.kvmcost:
             info["kvmcost"] = {k: self.kvmcost[k] for k in ("name", "cost_file", "dilation",
-                                                            "calibration")}
+                                                            "calibration", "clock")}
         return info
 
     def _confine_harness(self):

@@ -60,7 +60,8 @@ class RunCounters:
             import kvmcost
             # The guest's clock dilated by the same D (tools/kvmcost README, "Time dilation").
             args += kvmcost.args_for(self.kvmcost["cost_file"], self.ledger_path,
-                                     dilation=self.kvmcost["dilation"], clock="dilated")
+                                     dilation=self.kvmcost["dilation"],
+                                     clock=self.kvmcost.get("clock", "dilated"))
         return args
 
     def start(self):

@@ -1,6 +1,6 @@
 """tools/bench/holds.py: its reading of the driver's lateness histograms, and its flags (a fixed D
-needs the cost model). The measurement itself boots nom under load and is a benchmark, run by
-hand (results/holds-*)."""
+and the CPU-time clock need the cost model). The measurement itself boots nom under load and is
+a benchmark, run by hand (results/holds-*)."""
 import pytest
 
 from bench.holds import main, percentile_bound, share_at_least
@@ -25,10 +25,24 @@ def test_share_held_w_plus_5_counts_buckets_from_5_us_late():
 
 
 @pytest.mark.unit
-@pytest.mark.parametrize("argv", [["--dilation", "5"], ["--kvmcost", "skylake", "--dilation", "0.5"],
-                                  ["--w", "10", "--dilation", "5", "--kvmcost", "off"]])
-def test_a_fixed_d_needs_the_cost_model_and_at_least_1(argv, capsys):
+@pytest.mark.parametrize("argv, message", [
+    (["--dilation", "5"], "--dilation needs --kvmcost"),
+    (["--kvmcost", "skylake", "--dilation", "0.5"], "--dilation needs --kvmcost"),
+    (["--w", "10", "--dilation", "5", "--kvmcost", "off"], "--dilation needs --kvmcost"),
+    (["--guest-clock", "cpu"], "--guest-clock cpu needs --kvmcost"),
+    (["--kvmcost", "off", "--guest-clock", "cpu"], "--guest-clock cpu needs --kvmcost")])
+def test_a_fixed_d_or_the_cpu_clock_needs_the_cost_model(argv, message, capsys):
     with pytest.raises(SystemExit) as e:
         main(argv)
     assert e.value.code == 2
-    assert "--dilation needs --kvmcost" in capsys.readouterr().err
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.unit
+def test_the_model_carries_the_guest_clock_to_qemu_s_option(monkeypatch):
+    import kvmcost
+    monkeypatch.setattr(kvmcost, "qemu_binary", lambda: "/nonexistent/qemu")  # no QEMU started
+    setting = kvmcost.model("skylake", dilation=5, clock="cpu")
+    assert setting["clock"] == "cpu" and setting["dilation"] == 5.0
+    with pytest.raises(KeyError):
+        kvmcost.model("skylake", dilation=5, clock="fast")

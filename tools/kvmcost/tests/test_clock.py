@@ -67,6 +67,20 @@ def test_with_the_dilated_clock_a_charged_exit_takes_its_cost_of_guest_time(run_
 
 
 @needs_qemu
+def test_with_the_cpu_clock_a_charged_exit_takes_its_cost_of_guest_time(run_exit_guest,
+                                                                       kick_costs):
+    """clock=cpu (patches/0009): the same source scaled by D, but the vCPU thread's CPU time
+    while it runs; a stall spins on that CPU time, so it is still its cost of guest time, and
+    the TSC (the host TSC's rate over the source) agrees with the PIT and the LAPIC timer."""
+    got = clock_check(run_exit_guest, kick_costs, "cpu")
+    assert 0.7 <= got["kicks_over_cost"] <= 3.0, got
+    assert 0.8 <= got["lapic"] / got["pit"] <= 1.25, got
+    host_hz = dil.host_clock_hz()
+    if host_hz:
+        assert 0.5 <= got["pit"] / (host_hz / 100) <= 2.0, (got, host_hz)
+
+
+@needs_qemu
 def test_with_the_wall_clock_the_guest_sees_each_charge_dilated(run_exit_guest, kick_costs):
     got = clock_check(run_exit_guest, kick_costs, "wall")
     assert got["kicks_over_cost"] >= D / 2, got

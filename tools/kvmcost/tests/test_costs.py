@@ -70,8 +70,10 @@ def test_a_bad_cost_file_stops_qemu_at_start_with_the_reason(tmp_path, text, mes
     ("dilation=4x", "dilation '4x' is not a number from 1 to 1000"),
     ("dilation=1001", "dilation '1001' is not a number from 1 to 1000"),
     ("clock=dilated", "clock=dilated needs dilation=D"),
-    ("dilation=4,clock=fast", "clock 'fast' is neither 'dilated' nor 'wall'"),
-], ids=["below-1", "nan", "empty", "junk", "too-large", "clock-without-dilation", "bad-clock"])
+    ("clock=cpu", "clock=cpu needs dilation=D"),
+    ("dilation=4,clock=fast", "clock 'fast' is none of 'dilated', 'cpu', 'wall'"),
+], ids=["below-1", "nan", "empty", "junk", "too-large", "clock-without-dilation",
+        "cpu-clock-without-dilation", "bad-clock"])
 def test_a_bad_dilation_or_clock_option_stops_qemu_with_the_reason(tmp_path, option, message):
     (tmp_path / "costs.conf").write_text(GOOD)
     value = f"costs={tmp_path / 'costs.conf'},ledger={tmp_path / 'ledger.json'},{option}"
@@ -80,6 +82,23 @@ def test_a_bad_dilation_or_clock_option_stops_qemu_with_the_reason(tmp_path, opt
                        timeout=120)
     assert r.returncode == 1 and message in r.stderr, r.stderr
     assert not (tmp_path / "ledger.json").exists()
+
+
+@pytest.mark.boot
+@needs_qemu
+@pytest.mark.parametrize("machine, message", [
+    (["-smp", "2"], "clock=cpu follows one vCPU's time"),
+    (["-accel", "tcg,thread=single"], "clock=cpu needs multi-threaded TCG"),
+], ids=["two-vcpus", "round-robin-tcg"])
+def test_the_cpu_clock_refuses_a_machine_whose_vcpu_time_is_not_one_thread_s(tmp_path, machine,
+                                                                             message):
+    (tmp_path / "costs.conf").write_text(GOOD)
+    value = f"costs={tmp_path / 'costs.conf'},ledger={tmp_path / 'ledger.json'},dilation=4,clock=cpu"
+    accel = [] if "-accel" in machine else ["-accel", "tcg"]
+    r = subprocess.run([kvmcost.QEMU, "-machine", "q35", *accel, *machine, "-display", "none",
+                        "-nodefaults", "-kvmcost", value], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 1 and message in r.stderr, r.stderr
 
 
 @pytest.mark.boot
