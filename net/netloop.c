@@ -227,6 +227,7 @@ int netloop_run(void)
     waiting = netif_virtio_tx_drain(loop_netif);
     vnet_tx_commit(loop_dev);
     netloop_rearm(waiting ? nom_tsc() + nom_us_to_tsc(NETLOOP_BACKLOG_RETRY_US) : 0, 0);
+    nom_soft_deadline_set(vnet_next_deadline(loop_dev));
     nom_preempt_enable();
     return n > 0 ? n : 0;
 }
@@ -254,6 +255,9 @@ void netloop_commit(void)
         netloop_rearm(nom_tsc() + nom_us_to_tsc(NETLOOP_BACKLOG_RETRY_US), 0);
     else
         netloop_rearm(0, 0);
+    /* A batch the call began (its first frame sent) is due by then: libnom releases it at a
+     * mutex release if no socket call comes first (nom_soft_deadline_set). */
+    nom_soft_deadline_set(vnet_next_deadline(loop_dev));
 }
 
 void netloop_rx_flush(void)

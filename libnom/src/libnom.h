@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <nom/abi.h>
 #include <nom/sched.h>
+#include <nom/time.h>
 #include "runq.h"
 
 #define NOM_STACK_DEFAULT (8ul << 20)   /* default thread stack reservation */
@@ -126,6 +127,15 @@ static inline void preempt_on(void)
     int n = --c->preempt_count;
     if (n < 0 || (n == 0 && c->work_pending))
         preempt_on_slow(c);
+}
+/* The idle hooks' soft timer (nom_soft_deadline_set): checked by every mutex release. */
+extern uint64_t nom_soft_deadline;
+void sched_soft_timer_run(void);
+static inline void sched_soft_timer_check(void)
+{
+    uint64_t due = nom_soft_deadline;
+    if (__builtin_expect(due != 0, 0) && nom_tsc() >= due)
+        sched_soft_timer_run();
 }
 /* TSC at start-up (start.c) */
 extern uint64_t nom_start_tsc;

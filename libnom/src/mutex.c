@@ -143,9 +143,13 @@ int pthread_mutex_unlock(pthread_mutex_t *m)
      * is not the owner, the swap fails whatever was read. */
     struct nom_thread *me = self(), *expected = me;
     if (m->count == 1 && __atomic_compare_exchange_n(&m->owner, &expected, NULL, 0,
-                                                     __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+                                                     __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+        sched_soft_timer_check();
         return 0;
-    return mutex_release(m, me);
+    }
+    int ret = mutex_release(m, me);
+    sched_soft_timer_check();
+    return ret;
 }
 
 /* Spin locks: a holder on the same core can only be waited out by yielding. */

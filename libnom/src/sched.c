@@ -400,6 +400,26 @@ void nom_sched_preempt_point(void)
     } while (c->work_pending && c->preempt_count == 0);
 }
 
+uint64_t nom_soft_deadline;
+
+void nom_soft_deadline_set(uint64_t tsc)
+{
+    nom_soft_deadline = tsc;
+}
+
+/* A mutex release found the soft deadline past: poll the hooks now, unless the caller is in
+ * a section that must not be interleaved (the stack itself releasing a lock) or a callback. */
+void sched_soft_timer_run(void)
+{
+    struct nom_cpu *c = nom_cpu_self();
+    if (c->preempt_count || c->in_callback)
+        return;
+    preempt_off();
+    nom_soft_deadline = 0; /* the poll sets it again if something is still held */
+    hooks_poll(c);
+    preempt_on();
+}
+
 /* A yield is a soft-timer trigger point, as a socket call is (netloop_commit). A long
  * computation that yields now and then (memcached's LRU maintainer, apps/memcached/patches) is
  * the only thread running while it runs, so no one polls the device: a batch held for W waited

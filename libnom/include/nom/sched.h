@@ -61,6 +61,14 @@ struct nom_timer {
 
 /* Adds an idle hook (scheduler context callbacks). The hook must stay valid forever. */
 void nom_idle_hook_add(struct nom_idle_hook *hook);
+/* A soft timer (Aron & Druschel, TOCS 2000) for the idle hooks: the TSC time from which one of
+ * them has work due although nothing interrupts (a network batch held for W), 0 for none.
+ * Past it, libnom polls the hooks not only when idle or yielding, but also when a thread
+ * releases a mutex (at most once per release, never with preemption disabled or inside a
+ * callback): a thread that computes between socket calls, e.g. memcached's LRU maintainer
+ * over its slab classes, then does not hold the batch back, and nothing arms a timer for it.
+ * The hooks' poll sets it again (the core's one value, the earliest wins is the caller's). */
+void nom_soft_deadline_set(uint64_t tsc);
 /* The idle poll budget, in turns or in time, whichever was set last. Turns: how many times at
  * most every hook is polled (0 and 1 both mean once) before arming interrupts and blocking.
  * Time: how long idle hooks poll, in the guest's microseconds, whatever the turns.

@@ -902,6 +902,54 @@ static int test_yield_polls_idle_hooks(void)
     return 1;
 }
 
+/* A mutex release past the idle hooks' soft deadline polls them once (nom_soft_deadline_set:
+ * memcached's LRU maintainer computes between socket calls while a network batch waits for
+ * W; issue 11), before the deadline never, with preemption disabled not (the stack releasing
+ * its own lock). */
+static struct { int active, polls; } soft;
+
+static int soft_poll(void *arg)
+{
+    (void)arg;
+    soft.polls += soft.active;
+    return 0;
+}
+
+static int release_polls(pthread_mutex_t *m)
+{
+    int before = soft.polls;
+    pthread_mutex_lock(m);
+    pthread_mutex_unlock(m);
+    return soft.polls - before;
+}
+
+static int test_mutex_release_polls_past_soft_deadline(void)
+{
+    static struct nom_idle_hook hook = { soft_poll, NULL, NULL, NULL };
+    static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    nom_idle_hook_add(&hook);
+    soft.active = 1;
+    nom_soft_deadline_set(nom_tsc() + nom_us_to_tsc(10000000));
+    int early = release_polls(&m);
+    nom_soft_deadline_set(nom_tsc());
+    int due = release_polls(&m), again = release_polls(&m);
+    nom_soft_deadline_set(nom_tsc());
+    nom_preempt_disable();
+    int off = release_polls(&m);
+    nom_preempt_enable();
+    int after_off = release_polls(&m);
+    nom_soft_deadline_set(0);
+    int none = release_polls(&m);
+    soft.active = 0;
+    CHECK(early == 0, "a release before the soft deadline polled the hooks");
+    CHECK(due == 1, "a release past the soft deadline did not poll the hooks once");
+    CHECK(again == 0, "the poll did not clear the soft deadline (the hook did not set it)");
+    CHECK(off == 0, "a release with preemption disabled polled the hooks");
+    CHECK(after_off == 1, "the deadline was lost while preemption was disabled");
+    CHECK(none == 0, "a release with no soft deadline polled the hooks");
+    return 1;
+}
+
 /* Does SSE state survive preemption? Two threads do long floating-point sums without ever
  * yielding, so the scheduler switches them mid-loop through the timer upcall. */
 static double fp_sum(double seed, long n)
@@ -1095,6 +1143,7 @@ static const struct {
     { "mmap_reserve", test_mmap_reserve, 0 },
     { "idle_hooks_and_notify", test_idle_hooks_and_notify, 0 },
     { "yield_polls_idle_hooks", test_yield_polls_idle_hooks, 0 },
+    { "mutex_release_polls_past_soft_deadline", test_mutex_release_polls_past_soft_deadline, 0 },
     { "fpu_preempted", test_fpu_preempted, 0 },
     { "callbacks_may_malloc", test_callbacks_may_malloc, 0 },
     { "sleepers_500", test_sleepers_500, 0 },
