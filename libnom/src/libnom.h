@@ -72,6 +72,7 @@ struct nom_cpu {
     volatile uint64_t notify_pending;
     volatile int timer_fired;
     uint64_t timer_armed;           /* deadline given to NOM_SYS_TIMER_SET, 0 if none */
+    int timer_stale;                /* a timer it stood for has run: move it (sched.c) */
     uint64_t slice_start;           /* TSC when current started running */
     uint64_t blocked_tsc;           /* TSC spent blocked in NOM_SYS_BLOCK (getrusage) */
     struct nom_runq runq;

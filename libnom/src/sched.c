@@ -139,20 +139,47 @@ static int timer_slots_grow(struct nom_timerheap *h, size_t need)
     return 0;
 }
 
-/* Keeps one NOM_SYS_TIMER_SET armed at the earliest of: the next timer, and the end of the
- * running thread's slice if others wait. A deadline already armed earlier is left alone (its
- * upcall just re-arms), so most scheduling points make no system call. */
+/* Timers are soft while the core runs (Aron & Druschel, TOCS 2000): a due timer runs at the
+ * next scheduling point or idle-poll turn, which under load come every few microseconds, and
+ * a core about to block hands the kernel the exact deadline (block_core). The hardware timer
+ * (NOM_SYS_TIMER_SET) is only a backstop, TIMER_BACKSTOP_US after the deadline, for a thread
+ * that reaches no scheduling point: a timer interrupt is two VM exits and an upcall under KVM,
+ * and under TCG its delivery waits for QEMU's big lock. memcached's LRU maintainer sleeps 1 ms
+ * at a time; its wake-up by interrupt was most of what held W = 40 batches late (issue 11,
+ * results/holds-2026-12-02-soft-deadline). */
+#define TIMER_BACKSTOP_US 200
+static uint64_t backstop_tsc;
+
+/* Keeps one NOM_SYS_TIMER_SET armed at the earliest of: the next timer's backstop, and the end
+ * of the running thread's slice if others wait. A deadline already armed earlier is left alone
+ * (its upcall just re-arms), so most scheduling points make no system call. One armed for a
+ * timer that has run at a scheduling point since (timer_stale) is moved, or cancelled, once it
+ * is within half a backstop of firing for nothing: a sleeper that sleeps again before then
+ * (the maintainer) moves it with its own timer instead, one timer programming per sleep and
+ * no interrupt. */
 static void sched_arm_timer(struct nom_cpu *c)
 {
     uint64_t want = 0;
+    if (!backstop_tsc)
+        backstop_tsc = nom_us_to_tsc(TIMER_BACKSTOP_US);
     if (slice_us && !runq_empty(&c->runq))
         want = c->slice_start + nom_us_to_tsc(slice_us);
     struct nom_timer *t = timerheap_min(&timers);
-    if (t && (!want || t->deadline < want))
-        want = t->deadline;
+    if (t && (!want || t->deadline + backstop_tsc < want))
+        want = t->deadline + backstop_tsc;
     if (want && (!c->timer_armed || want < c->timer_armed)) {
         c->timer_armed = want;
+        c->timer_stale = 0;
         nom_sys_timer_set(want);
+    } else if (c->timer_stale && want != c->timer_armed) {
+        uint64_t now = nom_tsc();
+        if (c->timer_armed <= now) {
+            c->timer_stale = 0; /* it fires now: its upcall re-arms */
+        } else if (c->timer_armed - now < backstop_tsc / 2) {
+            c->timer_stale = 0;
+            c->timer_armed = want;
+            nom_sys_timer_set(want); /* 0 cancels */
+        }
     }
 }
 
@@ -178,12 +205,18 @@ int nom_timer_cancel(struct nom_timer *t)
     return was;
 }
 
-static void run_expired_timers(void)
+static void run_expired_timers(struct nom_cpu *c)
 {
     uint64_t now = nom_tsc();
     struct nom_timer *t;
-    while ((t = timerheap_pop_expired(&timers, now)) != NULL)
+    int ran = 0;
+    while ((t = timerheap_pop_expired(&timers, now)) != NULL) {
         t->fn(t->arg);
+        ran = 1;
+    }
+    /* Ran before its backstop fired: that interrupt would find nothing (sched_arm_timer). */
+    if (ran && c->timer_armed > now)
+        c->timer_stale = 1;
 }
 
 /* ---- scheduling ---- */
@@ -220,7 +253,7 @@ static void sched_run_pending(struct nom_cpu *c)
         if (bits && notify_fn)
             notify_fn(bits, notify_arg);
     }
-    run_expired_timers();
+    run_expired_timers(c);
     c->in_callback--;
     *err = saved_errno;
 }

@@ -132,7 +132,9 @@ void nom_yield(void);
 void nom_sleep_until(uint64_t deadline_tsc);
 
 /* Arms t to run fn(arg) in scheduler context once the TSC reaches deadline_tsc; re-adding an
- * armed timer moves it. Any context except the raw upcall. */
+ * armed timer moves it. Any context except the raw upcall. It runs at the first scheduling
+ * point or idle-poll turn from the deadline on (a blocked core wakes for it), or at most
+ * 200 us later by the hardware timer if the running thread reaches none (sched.c says why). */
 void nom_timer_add(struct nom_timer *t, uint64_t deadline_tsc, void (*fn)(void *), void *arg);
 /* Disarms t; 1 if it was armed, 0 if it had fired or was never added. */
 int nom_timer_cancel(struct nom_timer *t);
