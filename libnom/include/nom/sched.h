@@ -67,7 +67,8 @@ void nom_idle_hook_add(struct nom_idle_hook *hook);
  * releases a mutex (at most once per release, never with preemption disabled or inside a
  * callback): a thread that computes between socket calls, e.g. memcached's LRU maintainer
  * over its slab classes, then does not hold the batch back, and nothing arms a timer for it.
- * The hooks' poll sets it again (the core's one value, the earliest wins is the caller's). */
+ * One value per core: the caller gives the earliest of its deadlines. The poll a release makes
+ * clears it, and the hook sets it again if something is still held. */
 void nom_soft_deadline_set(uint64_t tsc);
 /* The idle poll budget, in turns or in time, whichever was set last. Turns: how many times at
  * most every hook is polled (0 and 1 both mean once) before arming interrupts and blocking.
