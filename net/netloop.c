@@ -201,7 +201,11 @@ static inline __attribute__((always_inline)) void netloop_rearm(uint64_t extra_d
                                                                  int with_batch)
 {
     uint64_t deadline = netloop_lwip_deadline();
-    uint64_t dev_deadline = with_batch ? vnet_next_deadline(loop_dev) : 0;
+    uint64_t batch_due = vnet_next_deadline(loop_dev);
+    uint64_t dev_deadline = with_batch ? batch_due : 0;
+    /* A busy core gets no timer for W: libnom releases a due batch at a mutex release if no
+     * socket call or idle turn comes first (nom_soft_deadline_set). */
+    nom_soft_deadline_set(batch_due);
 
     if (dev_deadline && (deadline == 0 || dev_deadline < deadline))
         deadline = dev_deadline;
@@ -227,7 +231,6 @@ int netloop_run(void)
     waiting = netif_virtio_tx_drain(loop_netif);
     vnet_tx_commit(loop_dev);
     netloop_rearm(waiting ? nom_tsc() + nom_us_to_tsc(NETLOOP_BACKLOG_RETRY_US) : 0, 0);
-    nom_soft_deadline_set(vnet_next_deadline(loop_dev));
     nom_preempt_enable();
     return n > 0 ? n : 0;
 }
@@ -255,9 +258,6 @@ void netloop_commit(void)
         netloop_rearm(nom_tsc() + nom_us_to_tsc(NETLOOP_BACKLOG_RETRY_US), 0);
     else
         netloop_rearm(0, 0);
-    /* A batch the call began (its first frame sent) is due by then: libnom releases it at a
-     * mutex release if no socket call comes first (nom_soft_deadline_set). */
-    nom_soft_deadline_set(vnet_next_deadline(loop_dev));
 }
 
 void netloop_rx_flush(void)

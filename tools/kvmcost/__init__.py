@@ -108,7 +108,8 @@ GUEST_CLOCKS = ("dilated", "cpu")
 
 def model(name, dilation=None, reference=None, clock="dilated"):
     """The setting of a run under cost model `name` ("off": None): {"name", "cost_file",
-    "dilation", "calibration", "clock"}; clock is the guest clock's source (GUEST_CLOCKS). D is measured now (dilation.calibrate on the patched QEMU:
+    "dilation", "calibration", "clock"}; clock is the guest clock's source (GUEST_CLOCKS,
+    KeyError for another). D is measured now (dilation.calibrate on the patched QEMU:
     D_mix, README "Which D") unless given; with `reference` (an experiment's) D is the
     reference's, and the calibration taken now only checks the host (one slower than the
     reference is repeated, and "disturbed" in it says whether the host stayed busy); D drives both the
@@ -119,6 +120,8 @@ def model(name, dilation=None, reference=None, clock="dilated"):
     if name in (None, "off"):
         return None
     cost_file = COST_FILES[name]
+    if clock not in GUEST_CLOCKS:  # before a calibration is spent on it
+        raise KeyError(f"guest clock {clock!r}: one of {', '.join(GUEST_CLOCKS)}")
     qemu = qemu_binary()
     calibration = None
     if dilation is None:
@@ -127,7 +130,5 @@ def model(name, dilation=None, reference=None, clock="dilated"):
         # With a reference the run runs at its D, the same for every run of an experiment's
         # pass; its own calibration only tells a busy host (tools/experiment/calibration.py).
         dilation = max(1.0, dil.d_of(reference) if reference else calibration["d_mix"])
-    if clock not in GUEST_CLOCKS:
-        raise KeyError(f"guest clock {clock!r}: one of {', '.join(GUEST_CLOCKS)}")
     return {"name": name, "cost_file": cost_file, "dilation": float(dilation),
             "calibration": calibration, "qemu": qemu, "clock": clock}
