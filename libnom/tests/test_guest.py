@@ -21,7 +21,7 @@ CONFORMANCE = ["stdio_floats", "malloc_million", "threads_pingpong_200", "mutex_
                "blocking_read_sees_readiness_signalled_during_it", "thread_locals",
                "bulletin_board", "mmap_reserve",
                "idle_hooks_and_notify", "yield_polls_idle_hooks",
-               "mutex_release_polls_past_soft_deadline",
+               "mutex_release_polls_past_soft_deadline", "timer_runs_during_a_computation",
                "fpu_preempted", "callbacks_may_malloc",
                "sleepers_500", "signal_dispositions", "getrusage", "realtime_clock"]
 EPOLL = ["epoll_level_triggered", "epoll_edge_and_one_shot", "epoll_wake_timeout_close",

@@ -1,6 +1,7 @@
 /* conform.c: libnom's in-guest conformance test (issue 3). A table of named tests, each
  * asking one question; each prints "ok NAME" or "FAIL NAME: why", and the last line is
  * "libnom conformance: P/N passed". tests/test_guest.py boots it and reads the verdicts.
+ * Names on the command line run those tests only, in the table's order ("conform a b").
  * Timing checks use wide tolerances: under TCG a guest millisecond is not a host one. */
 #include <errno.h>
 #include <fcntl.h>
@@ -950,6 +951,38 @@ static int test_mutex_release_polls_past_soft_deadline(void)
     return 1;
 }
 
+/* Does a timer due while the only thread computes, reaching no scheduling point, still run
+ * during the computation? Timers are soft while the core runs (sched.c): they run at
+ * scheduling points, and the hardware timer is armed only as their backstop, TIMER_BACKSTOP_US
+ * past the deadline. The loop below takes no lock and makes no call, and no other thread is
+ * runnable (no slice timer), so only the backstop's interrupt can run the timer before the
+ * loop gives up, 1 s of the guest's clock later (5,000 backstops). The sleep first lets a
+ * slice timer armed while earlier cases' threads ran go off: it too would run the timer (with
+ * the backstop removed, it did after 5 of the 22 cases before this one). */
+static volatile int backstop_runs;
+
+static void backstop_timer_fn(void *arg)
+{
+    (void)arg;
+    backstop_runs++;
+}
+
+static int test_timer_runs_during_a_computation(void)
+{
+    static struct nom_timer t;
+    backstop_runs = 0;
+    usleep(20000); /* past any slice timer left armed (above) */
+    uint64_t start = nom_tsc(), give_up = start + nom_us_to_tsc(1000000);
+    nom_timer_add(&t, start + nom_us_to_tsc(1000), backstop_timer_fn, NULL);
+    while (!backstop_runs && nom_tsc() < give_up)
+        __builtin_ia32_pause();
+    int ran = backstop_runs;
+    nom_timer_cancel(&t);
+    CHECK(ran == 1, "a timer due during a computation without scheduling points ran %d times "
+          "in it (its backstop did not fire)", ran);
+    return 1;
+}
+
 /* Does SSE state survive preemption? Two threads do long floating-point sums without ever
  * yielding, so the scheduler switches them mid-loop through the timer upcall. */
 static double fp_sum(double seed, long n)
@@ -1144,6 +1177,7 @@ static const struct {
     { "idle_hooks_and_notify", test_idle_hooks_and_notify, 0 },
     { "yield_polls_idle_hooks", test_yield_polls_idle_hooks, 0 },
     { "mutex_release_polls_past_soft_deadline", test_mutex_release_polls_past_soft_deadline, 0 },
+    { "timer_runs_during_a_computation", test_timer_runs_during_a_computation, 0 },
     { "fpu_preempted", test_fpu_preempted, 0 },
     { "callbacks_may_malloc", test_callbacks_may_malloc, 0 },
     { "sleepers_500", test_sleepers_500, 0 },
@@ -1153,11 +1187,20 @@ static const struct {
     { "crash_main", test_crash_main, 1 },
 };
 
+/* Is name among the command line's arguments (the tests to run, in the table's order)? */
+static int named(const char *name, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], name) == 0)
+            return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int passed = 0, run = 0;
     for (unsigned i = 0; i < sizeof tests / sizeof tests[0]; i++) {
-        if (argc > 1 ? strcmp(argv[1], tests[i].name) != 0 : tests[i].on_request)
+        if (argc > 1 ? !named(tests[i].name, argc, argv) : tests[i].on_request)
             continue;
         why[0] = 0;
         uint64_t t0 = now_ns();
