@@ -29,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import loadgen
+import kvmcost
 import toolflags
 import vmcounters
 from bench import phases
@@ -79,7 +80,7 @@ def parse_args(argv):
     ap.add_argument("--idle-poll-us", type=int,
                     help="the guest's idle poll budget in its microseconds (net's "
                          "--idle-poll-us; default: the guest's own)")
-    ap.add_argument("--kvmcost", choices=("off", "skylake", "apicv"), default="off",
+    ap.add_argument("--kvmcost", choices=kvmcost.CHOICES, default="off",
                     help="run on tools/kvmcost's exit-cost QEMU with the guest clock dilated by "
                          "the run's D, and add the ledger's exits per request (default off)")
     toolflags.add_dilation(ap)

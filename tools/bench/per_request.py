@@ -16,6 +16,7 @@ import json
 import os
 import sys
 
+import kvmcost
 import toolflags
 
 from bench import insn_profile
@@ -33,7 +34,7 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(prog="per_request.py", description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3, help="boots per application (default 3)")
     ap.add_argument("--seconds", type=int, default=10, help="load window (default 10)")
-    ap.add_argument("--kvmcost", choices=("off", "skylake", "apicv"), default="off",
+    ap.add_argument("--kvmcost", choices=kvmcost.CHOICES, default="off",
                     help="run on tools/kvmcost's exit-cost QEMU (dilated guest clock) and add "
                          "the ledger's exits per request (default off)")
     toolflags.add_dilation(ap)

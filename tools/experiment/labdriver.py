@@ -45,9 +45,9 @@ class LabDriver(GuestDriver):
     # Whether the instruction counter also profiles where the guest's instructions went
     # (vmcounters.guestprofile; tools/bench/insn_profile.py sets it; TCG only).
     profile_insns = False
-    # The exit-cost model (tools/kvmcost: "off" for the stock QEMU, "skylake" or "apicv"); the
-    # runner sets it (--kvmcost), alike for every guest. Each start() calibrates D anew, and
-    # runs at the reference's D when there is one (calibration.py says why).
+    # The exit-cost model (tools/kvmcost: "off" for the stock QEMU, "skylake", "apicv" or
+    # "zero"); the runner sets it (--kvmcost), alike for every guest. Each start() calibrates
+    # D anew, and runs at the reference's D when there is one (calibration.py says why).
     kvmcost_name = "off"
     # The pass's reference calibration of D ({"native_ticks", "tcg_ticks"}, runner:
     # calibration.py): the D every run runs at, and against which start() tells a busy host;

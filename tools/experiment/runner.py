@@ -78,9 +78,10 @@ def parse_args(argv):
                     help="OSv image to run (also NOM_OSV_IMAGE); without it OSv is not run")
     ap.add_argument("--kvmcost", choices=kvmcost.CHOICES, default="skylake",
                     help="the main pass runs every guest under the patched QEMU charging "
-                    "hardware-KVM exit costs (tools/kvmcost: skylake, apicv), D measured per "
-                    "run, then a raw-TCG-only pass on the stock QEMU (--raw-runs); off: the "
-                    "stock QEMU only (default skylake; --quick: off)")
+                    "hardware-KVM exit costs (tools/kvmcost: skylake, apicv; zero: none, the "
+                    "dilated clock alone), D measured per run, then a raw-TCG-only pass on "
+                    "the stock QEMU (--raw-runs); off: the stock QEMU only (default skylake; "
+                    "--quick: off)")
     ap.add_argument("--output", help="results folder (default results/<date>-<commit>)")
     ap.add_argument("--report-only", metavar="DIR", help="only regenerate DIR's report (and its "
                     "summary table, printed)")

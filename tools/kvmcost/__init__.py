@@ -23,6 +23,7 @@ BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
 QEMU = os.path.join(BUILD, "kvmcost", "qemu-system-x86_64")
 SKYLAKE = os.path.join(HERE, "costs", "kvm-skylake.conf")
 APICV = os.path.join(HERE, "costs", "kvm-apicv.conf")
+ZERO = os.path.join(HERE, "costs", "zero.conf")  # no exit costs: the dilated clock alone
 
 # Every kind of the ledger, in QEMU's order (include/sysemu/kvmcost.h in the patch).
 # COST_KINDS are those a cost file prices (each needs its line); "hpet" and "pause" are counted
@@ -98,8 +99,9 @@ def difference(a, b):
             for k in KINDS}
 
 
-# The cost models a driver can name (--kvmcost NAME); "off" runs the stock QEMU.
-COST_FILES = {"skylake": SKYLAKE, "apicv": APICV}
+# The cost models a driver can name (--kvmcost NAME); "off" runs the stock QEMU, "zero" the
+# patched one with the dilated clock and every charge 0 (costs/zero.conf).
+COST_FILES = {"skylake": SKYLAKE, "apicv": APICV, "zero": ZERO}
 CHOICES = ("off",) + tuple(COST_FILES)
 # What the dilated guest clock counts (QEMU's -kvmcost clock=, README "The vCPU-time clock"):
 # wall time, or the vCPU thread's CPU time while it runs (wall time while it halts).

@@ -23,6 +23,7 @@ import sys
 import tempfile
 
 from experiment import machine, nom_driver
+import kvmcost
 from nomvm import choose_accel
 from pareto import frontier
 from profile_data import CLASSES
@@ -134,7 +135,7 @@ def main(argv=None):
                     f"comma-separated (default {','.join(map(str, DEFAULT_POLL))})")
     ap.add_argument("--seconds", type=float, default=8.0, help="per class and point (8)")
     ap.add_argument("--repeat", type=int, default=1, help="rounds; points are medians (1)")
-    ap.add_argument("--kvmcost", choices=("off", "skylake", "apicv"), default="off")
+    ap.add_argument("--kvmcost", choices=kvmcost.CHOICES, default="off")
     ap.add_argument("--output", required=True, help="the JSON to write; the plot beside it")
     ap.add_argument("--workdir", help="raw outputs (default: a temporary folder)")
     args = ap.parse_args(argv)

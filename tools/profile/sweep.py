@@ -22,6 +22,7 @@ import tempfile
 
 from experiment import machine
 from experiment.nom_driver import APPS, make_driver
+import kvmcost
 import toolflags
 from nomvm import choose_accel
 from profile_data import CLASSES, check_profile, write_profile
@@ -119,7 +120,7 @@ def parse_args(argv=None):
                     "the medians (1)")
     ap.add_argument("--output", required=True, help="the profile JSON to write")
     ap.add_argument("--workdir", help="raw outputs (default: a temporary folder)")
-    ap.add_argument("--kvmcost", choices=("off", "skylake", "apicv"), default="off",
+    ap.add_argument("--kvmcost", choices=kvmcost.CHOICES, default="off",
                     help="charge hardware-KVM exit costs (tools/kvmcost; default off)")
     toolflags.add_dilation(ap)
     args = ap.parse_args(argv)

@@ -103,8 +103,8 @@ def test_the_cpu_clock_refuses_a_machine_whose_vcpu_time_is_not_one_thread_s(tmp
 
 @pytest.mark.boot
 @needs_qemu
-@pytest.mark.parametrize("cost_file", [kvmcost.SKYLAKE, kvmcost.APICV],
-                         ids=["skylake", "apicv"])
+@pytest.mark.parametrize("cost_file", list(kvmcost.COST_FILES.values()),
+                         ids=list(kvmcost.COST_FILES))
 def test_qemu_charges_each_shipped_cost_file_as_written(guest, tmp_path, cost_file):
     # The guest without a virtio-net device ends at once (code 1): enough to read the ledger.
     status, stderr = start_qemu(tmp_path, cost_file=cost_file, extra=("-kernel", guest))
