@@ -275,6 +275,24 @@ static void take_wake_events(struct nom_cpu *c, const struct nom_wake_events *ev
         sched_upcall_timer(c);
 }
 
+/* A blocked core needs its next timer at the exact deadline (NOM_SYS_BLOCK's), a running one
+ * only as a backstop (sched_arm_timer). The kernel arms the LAPIC timer for the earlier of the
+ * two deadlines it holds, so a backstop left standing behind the block's deadline cost a timer
+ * write at every block and another at every wake-up: VM exits under KVM, a third of nhttpd's
+ * under "many" at W = 40, where the core blocks between waves of requests (issue 11,
+ * results/profiles-2026-12-02-timer-writes). Arming the timer at the block's deadline first
+ * makes the two agree: a write when that deadline moves, none per block. The exact deadline
+ * stays armed after the wake-up (sched_arm_timer leaves an earlier one alone), so a core that
+ * runs past it takes the interrupt, as every core did before the backstop. */
+static void arm_for_block(struct nom_cpu *c, const struct nom_timer *t)
+{
+    if (t && (!c->timer_armed || t->deadline < c->timer_armed)) {
+        c->timer_armed = t->deadline;
+        c->timer_stale = 0;
+        nom_sys_timer_set(t->deadline);
+    }
+}
+
 /* Blocks the core, closing the race with upcalls: with delivery held (ctl.disabled), an
  * interrupt arriving after the last check makes NOM_SYS_BLOCK return at once (abi.h). Block
  * hands the events that woke the core over in c->wake_events instead of as upcalls: the core
@@ -287,6 +305,7 @@ static void block_core(struct nom_cpu *c)
     /* A page fault while upcalls are held cannot be delivered (the kernel ends the
      * application), so the stack this path and the system call use must be mapped first. */
     stack_ensure_mapped(&c->current->stack, (uintptr_t)__builtin_frame_address(0) - 1024);
+    arm_for_block(c, t);
     c->ctl.disabled = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (!c->work_pending && !timer_due() && runq_empty(&c->runq)) {
