@@ -4,6 +4,7 @@ TCP and UDP echo from one poll() loop over libnom's fd table; the host talks to 
 hostfwd on 127.0.0.1. Do bytes come back intact through lwIP, the netif and the virtio-net
 driver, at W = 0 and W = 20, over many connections, and does the application end cleanly?"""
 import json
+import os
 import socket
 import threading
 import time
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import kvmcost
 from nomvm import Guest
 
 pytestmark = pytest.mark.boot
@@ -173,3 +175,28 @@ def test_echo_through_an_iommu(netecho_elf, tmp_path):
             assert echo_bytes(c, data) == data
         assert e.ask(e.udp, b"udp too") == b"udp too"
         assert "iommu: refused" not in e.vm.log(), e.vm.log()
+
+
+@pytest.mark.skipif(not os.access(kvmcost.QEMU, os.X_OK),
+                    reason=f"{kvmcost.QEMU} not built (make qemu-kvmcost)")
+def test_an_idle_core_blocks_without_rewriting_its_timer(netecho_elf, tmp_path):
+    """Between two datagrams netecho's core has nothing to do: it blocks (HLT) until the NIC's
+    interrupt. Its next timer (lwIP's) is the same from one block to the next, so the LAPIC timer
+    must not be written at each: under KVM every write is a VM exit. A running core arms libnom's
+    timers only as a backstop, later than the block's exact deadline; with the two left
+    different the kernel rewrote the timer at every block and every wake-up, two writes per
+    block (libnom/src/sched.c arm_for_block; results/profiles-2026-12-02-timer-writes). The
+    exit-cost QEMU's ledger counts both, at no cost (costs/zero.conf, the wall clock)."""
+    ledger = tmp_path / "ledger.json"
+    args = kvmcost.args_for(kvmcost.ZERO, str(ledger), interval_ms=20, clock="wall")
+    with Netecho(tmp_path, "--idle-poll-us=20", qemu=kvmcost.QEMU, extra_args=args) as e:
+        assert e.ask(e.udp, b"warm-up") == b"warm-up"  # ARP and the first frames done
+        before = kvmcost.snapshot(str(ledger), str(tmp_path / "before.json"))
+        for i in range(100):
+            assert e.ask(e.udp, b"ping %d" % i) == b"ping %d" % i
+            time.sleep(0.005)  # far beyond the idle poll: the core blocks
+        after = kvmcost.snapshot(str(ledger), str(tmp_path / "after.json"))
+    charged = kvmcost.difference(before, after)
+    blocks, writes = charged["hlt"]["count"], charged["lapic_timer"]["count"]
+    assert blocks >= 50, f"the core blocked {blocks} times in 100 idle gaps"
+    assert writes <= blocks // 4, f"{writes} LAPIC timer writes for {blocks} blocks"
