@@ -26,6 +26,16 @@ def add_dilation(parser):
                              "its own calibration's")
 
 
+def add_pin_vcpu(parser):
+    """--pin-vcpu: the guest's vCPU thread on a host CPU of its own, the harness, the load and
+    QEMU's other threads on the rest (tools/nomvm/placement.py), so that the host's scheduler
+    does not take the vCPU's CPU in the middle of a measurement; needs 2 host CPUs or more."""
+    parser.add_argument("--pin-vcpu", action="store_true",
+                        help="the vCPU thread on a host CPU of its own, the harness, the load and "
+                             "QEMU's other threads on the rest (tools/nomvm/placement.py; needs "
+                             "2 host CPUs or more)")
+
+
 def add_guest_clock(parser, choices):
     """--guest-clock dilated|cpu: what the dilated guest clock counts under the exit-cost model
     (tools/kvmcost README, "The vCPU-time clock"): wall time (the default), or the vCPU

@@ -210,9 +210,7 @@ def main(argv=None):
     ap.add_argument("--phase", choices=("many", "single"), default="many")
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--kvmcost", choices=kvmcost.CHOICES, default="off")
-    ap.add_argument("--pin-vcpu", action="store_true", help="the vCPU thread on a host CPU of "
-                    "its own, the load and QEMU's other threads on the rest "
-                    "(tools/nomvm/placement.py)")
+    toolflags.add_pin_vcpu(ap)
     toolflags.add_dilation(ap)
     toolflags.add_guest_clock(ap, kvmcost.GUEST_CLOCKS)
     ap.add_argument("--output", help="JSON of every row")

@@ -60,9 +60,7 @@ def parse_args(argv):
                     help="the clock of --duration and --change-at under an exit-cost model: "
                          "wall (the host's) or undilated (the guest's dilated clock: phases "
                          "last D times longer on the wall; plan.py, Plan.phase_clock)")
-    ap.add_argument("--pin-vcpu", action="store_true", help="each guest's vCPU thread on a host "
-                    "CPU of its own, the harness, the load and QEMU's other threads on the rest "
-                    "(tools/nomvm/placement.py; needs 2 host CPUs or more)")
+    toolflags.add_pin_vcpu(ap)
     ap.add_argument("--change-at", type=float, help="seconds until load and price change "
                     "(default: half the duration)")
     toolflags.add_w_list(ap, DEFAULT_W, what="nom's fixed batching delays (empty: none)")

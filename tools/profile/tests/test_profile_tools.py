@@ -138,6 +138,32 @@ def test_a_point_keeps_the_exit_cost_ledgers_figures():
         ["exits_per_req"] == 0.6
 
 
+def test_sweep_pins_the_vcpu_when_asked_and_says_so(monkeypatch, tmp_path):
+    """--pin-vcpu reaches the experiment's driver (its start() pins the vCPU thread,
+    tools/nomvm/placement.py) and the profile records it; without it neither."""
+    import sweep
+    base = ["--app", "memcached", "--output", "p.json"]
+    assert sweep.parse_args(base + ["--pin-vcpu"]).pin_vcpu
+    assert not sweep.parse_args(base).pin_vcpu
+    drivers = []
+
+    def make_driver(*args):
+        drivers.append(type("FakeDriver", (), {})())
+        return drivers[-1]
+
+    point = {"t_gbps": 0.01, "ops_per_s": 100.0, "latency_us": 50.0, "jitter_us": 1.0}
+    monkeypatch.setattr(sweep, "make_driver", make_driver)
+    monkeypatch.setattr(sweep, "choose_accel", lambda: ("tcg", "a test"))
+    monkeypatch.setattr(sweep.machine, "describe", lambda *args: {})
+    monkeypatch.setattr(sweep, "measure_w", lambda driver, app, w, seconds, workdir:
+                        {cls: dict(point, w_us=w) for cls in sweep.CLASSES})
+    for pin in (True, False):
+        profile = sweep.sweep("memcached", [0, 10], 1, str(tmp_path), pin_vcpu=pin,
+                              log=lambda *args: None)
+        assert drivers[-1].pin_vcpu is pin and profile["pin_vcpu"] is pin
+        sweep.check_profile(profile)
+
+
 def test_sweep_takes_a_fixed_dilation_only_with_the_cost_model():
     """--dilation D runs every boot of the sweep at one D (a boot's own calibration wanders
     3.3-8.9 on a busy host); without --kvmcost, or below 1, it is a usage error."""
