@@ -150,6 +150,14 @@ static int timer_slots_grow(struct nom_timerheap *h, size_t need)
 #define TIMER_BACKSTOP_US 200
 static uint64_t backstop_tsc;
 
+/* Programs the core's hardware timer (0 cancels) and records what it stands for. */
+static void program_timer(struct nom_cpu *c, uint64_t deadline)
+{
+    c->timer_armed = deadline;
+    c->timer_stale = 0;
+    nom_sys_timer_set(deadline);
+}
+
 /* Keeps one NOM_SYS_TIMER_SET armed at the earliest of: the next timer's backstop, and the end
  * of the running thread's slice if others wait. A deadline already armed earlier is left alone
  * (its upcall just re-arms), so most scheduling points make no system call. One armed for a
@@ -168,17 +176,13 @@ static void sched_arm_timer(struct nom_cpu *c)
     if (t && (!want || t->deadline + backstop_tsc < want))
         want = t->deadline + backstop_tsc;
     if (want && (!c->timer_armed || want < c->timer_armed)) {
-        c->timer_armed = want;
-        c->timer_stale = 0;
-        nom_sys_timer_set(want);
+        program_timer(c, want);
     } else if (c->timer_stale && want != c->timer_armed) {
         uint64_t now = nom_tsc();
         if (c->timer_armed <= now) {
             c->timer_stale = 0; /* it fires now: its upcall re-arms */
         } else if (c->timer_armed - now < backstop_tsc / 2) {
-            c->timer_stale = 0;
-            c->timer_armed = want;
-            nom_sys_timer_set(want); /* 0 cancels */
+            program_timer(c, want);
         }
     }
 }
@@ -286,11 +290,8 @@ static void take_wake_events(struct nom_cpu *c, const struct nom_wake_events *ev
  * runs past it takes the interrupt, as every core did before the backstop. */
 static void arm_for_block(struct nom_cpu *c, const struct nom_timer *t)
 {
-    if (t && (!c->timer_armed || t->deadline < c->timer_armed)) {
-        c->timer_armed = t->deadline;
-        c->timer_stale = 0;
-        nom_sys_timer_set(t->deadline);
-    }
+    if (t && (!c->timer_armed || t->deadline < c->timer_armed))
+        program_timer(c, t->deadline);
 }
 
 /* Blocks the core, closing the race with upcalls: with delivery held (ctl.disabled), an
