@@ -62,13 +62,13 @@ def measure(driver, app, w_us, poll_us, seconds, workdir):
         driver.stop()
 
 
-def explore(app, grid, seconds, workdir, repeat, kvmcost, log=print):
+def explore(app, grid, seconds, workdir, repeat, cost_model, log=print):
     """Rounds over the grid (interleaved, as sweep.py); per point the median of its rounds;
     per class the frontier's indices into its points."""
     accel, reason = choose_accel()
     nom_driver.prepare()
     driver = KnobDriver(accel, 0)
-    driver.kvmcost_name = kvmcost
+    driver.kvmcost_name = cost_model
     runs = {(cls, knobs): [] for cls in CLASSES for knobs in grid}
     load = [os.getloadavg()[0]]
     for r in range(repeat):
@@ -87,7 +87,7 @@ def explore(app, grid, seconds, workdir, repeat, kvmcost, log=print):
         pts = [dict(median_point(runs[cls, k]), idle_poll_us=k[1]) for k in grid]
         classes[cls] = {"points": pts, "pareto": frontier(pts)}
     return {"app": app, "accel": accel, "accel_reason": reason,
-            "machine": machine.describe(accel, reason), "kvmcost": kvmcost,
+            "machine": machine.describe(accel, reason), "kvmcost": cost_model,
             "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "host_load_average_start_end": load, "seconds_per_point": seconds,
             "rounds": repeat, "knobs": {"w_us": sorted({k[0] for k in grid}),

@@ -80,15 +80,15 @@ def program_name(app):
     return os.path.basename(APPS[app][0]).removesuffix(".elf")
 
 
-def sweep(app, w_values, seconds, workdir, repeat=1, log=print, kvmcost="off", dilation=None,
+def sweep(app, w_values, seconds, workdir, repeat=1, log=print, cost_model="off", dilation=None,
           pin_vcpu=False):
     """Rounds of every W in turn (interleaved, so a drift of the machine spreads over every W
-    alike); each point is the median of its rounds. kvmcost: the exit-cost model
+    alike); each point is the median of its rounds. cost_model: the exit-cost model
     (tools/kvmcost; "off" for the stock QEMU); dilation: every boot's D under it (None: each
     boot's own calibration); pin_vcpu: the vCPU thread on a host CPU of its own."""
     accel, reason = choose_accel()
     driver = make_driver(accel, None, 0)
-    driver.kvmcost_name = kvmcost
+    driver.kvmcost_name = cost_model
     driver.dilation = dilation
     driver.pin_vcpu = pin_vcpu
     runs = {(cls, w): [] for cls in CLASSES for w in w_values}
@@ -107,7 +107,7 @@ def sweep(app, w_values, seconds, workdir, repeat=1, log=print, kvmcost="off", d
             "machine": machine.describe(accel, reason),
             "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "host_load_average_start_end": load,
-            "seconds_per_point": seconds, "rounds": repeat, "kvmcost": kvmcost,
+            "seconds_per_point": seconds, "rounds": repeat, "kvmcost": cost_model,
             "dilation_fixed": dilation, "pin_vcpu": pin_vcpu,
             "classes": {cls: [median_point(runs[cls, w]) for w in w_values] for cls in CLASSES},
             "all_rounds": {cls: [runs[cls, w] for w in w_values] for cls in CLASSES}}
@@ -136,7 +136,7 @@ def main(argv=None):
     w_values = sorted(set(args.w))
     workdir = args.workdir or tempfile.mkdtemp(prefix="nomprofile-")
     profile = sweep(args.app, w_values, args.seconds, workdir, args.repeat,
-                    kvmcost=args.kvmcost, dilation=args.dilation, pin_vcpu=args.pin_vcpu)
+                    cost_model=args.kvmcost, dilation=args.dilation, pin_vcpu=args.pin_vcpu)
     profile["command"] = " ".join(shlex.quote(a) for a in ["python3", "tools/profile/sweep.py"]
                                   + (sys.argv[1:] if argv is None else list(argv)))
     check_profile(profile)
