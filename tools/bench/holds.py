@@ -30,6 +30,7 @@ from bench.guests import NomBenchDriver
 from bench.report import write_rows
 from experiment.labdriver import prepare
 from experiment.machine import describe
+from kvmcost import hostnoise
 from loadgen import apps
 from nomvm import choose_accel, placement
 
@@ -155,6 +156,8 @@ def measure(w_us, phase, seconds, accel, workdir, cost_model, pin_vcpu=False, di
     driver.dilation = dilation
     driver.guest_clock = guest_clock
     variant = {"name": f"w={w_us}", "w_us": w_us}
+    source_clock = guest_clock if cost_model != "off" else "wall"
+    noise_before = host_noise(driver, source_clock)
     try:
         info = driver.start(APP, variant, workdir)
         loadgen.run_phase(APP, phase, 1.0, driver.lab, os.path.join(workdir, "warmup"))
@@ -167,6 +170,7 @@ def measure(w_us, phase, seconds, accel, workdir, cost_model, pin_vcpu=False, di
         s1 = memcached_stats(driver.lab)
     finally:
         driver.stop()
+    noise = hostnoise.combine(noise_before, host_noise(driver, source_clock))
     row = {"w_us": w_us, "phase": phase, "ops_s": fig["ops"] / fig.get("seconds", seconds),
            "guest_clock": info["kvmcost"]["clock"] if info.get("kvmcost") else "wall",
            "latency_us": fig.get("latency_us"), "holds": summary(s0, s1),
@@ -179,7 +183,20 @@ def measure(w_us, phase, seconds, accel, workdir, cost_model, pin_vcpu=False, di
                             "runqueue_wait_s": (h1["runqueue_wait_ns"] - h0["runqueue_wait_ns"]) / 1e9}
     if info.get("kvmcost"):
         row["kvmcost"] = info["kvmcost"]
+    if noise:
+        # The stock QEMU's guest clock is wall time: a host stall counts in full (D = 1).
+        row["host_noise"] = hostnoise.summary(noise, (row.get("kvmcost") or {}).get("dilation", 1.0))
     return row
+
+
+def host_noise(driver, source_clock, seconds=2.0):
+    """The host's stalls on the CPU the vCPU is pinned to (kvmcost/hostnoise.py), probed while
+    no guest runs (measure() probes before the boot and after the guest stopped, since the host's
+    noise drifts within minutes); None when the vCPU is not pinned (it has no CPU of its own)."""
+    where = placement.plan(driver.VCPUS) if driver.pin_vcpu else None
+    if where is None:
+        return None
+    return hostnoise.probe(where["vcpu_cpus"][0], seconds, source_clock)
 
 
 def show(row):
@@ -197,6 +214,12 @@ def show(row):
         print(f"      vCPU thread on the host: waited for a CPU {host['runqueue_wait_s']:.2f} s of "
               f"{host['wall_s']:.2f} s ({100 * host['runqueue_wait_s'] / host['wall_s']:.0f}%), "
               f"{host['involuntary_switches'] / host['wall_s']:.0f} preemptions/s", flush=True)
+    noise = row.get("host_noise")
+    if noise:
+        print(f"      host stalls on CPU {noise['cpu']} before and after ({noise['clock']} clock): "
+              f"{noise['stalls_ge_10us_per_s']:.0f}/s >= 10 us, {noise['stalls_ge_50us_per_s']:.0f}/s "
+              f">= 50 us; alone they make {100 * noise['predicted_share_late_ge_5us']:.1f}% of "
+              f"releases >= 5 us late at D={noise['d']:.2f}", flush=True)
     led = row["counters"].get("kvmcost")
     if led:
         print("      per op: " + ", ".join(f"{k} {v['per_req']:.3f}"

@@ -46,3 +46,26 @@ def test_the_model_carries_the_guest_clock_to_qemu_s_option(monkeypatch):
     assert setting["clock"] == "cpu" and setting["dilation"] == 5.0
     with pytest.raises(KeyError):
         kvmcost.model("skylake", dilation=5, clock="fast")
+
+
+class _Driver:
+    VCPUS = 1
+
+    def __init__(self, pin_vcpu):
+        self.pin_vcpu = pin_vcpu
+
+
+@pytest.mark.unit
+def test_host_noise_is_probed_on_the_vcpu_s_cpu_only_when_it_has_one(monkeypatch):
+    from bench import holds
+    from nomvm import placement
+    probed = []
+    monkeypatch.setattr(holds.hostnoise, "probe",
+                        lambda cpu, seconds, clock: probed.append((cpu, clock)) or {"cpu": cpu})
+    assert holds.host_noise(_Driver(pin_vcpu=False), "cpu") is None
+    where = placement.plan(1)
+    if where is None:  # a 1-CPU host: nothing to pin, nothing to probe
+        assert holds.host_noise(_Driver(pin_vcpu=True), "cpu") is None
+        return
+    assert holds.host_noise(_Driver(pin_vcpu=True), "cpu") == {"cpu": where["vcpu_cpus"][0]}
+    assert probed == [(where["vcpu_cpus"][0], "cpu")]
