@@ -17,15 +17,17 @@ the sum of those windows over the probe's time. holds.py prints it beside what t
 measured, so a reader sees how much of a run's lateness the host accounts for.
 
 On the 2-CPU AMD EPYC host (a nested VM, HZ=250, no IRQ time accounting) on 2026-12-03:
-the timer tick took 20-70 us every 4 ms, and other stalls of 10-100 us came about 150 times a
-second; at D = 5 they alone predict 1.1 % of releases 5 us or more late, what holds.py measured
-there (1.2-1.4 %). A native host's tick costs 1-2 us of a vCPU's time; here each costs the
-guest 4-14 us of its own time at D = 5.
+the timer tick took 20-70 us every 4 ms, and a thread alone on the CPU lost it 400-480 times a
+second for 10 us or more. At D = 5 a 4 s probe predicts 0.15-1.2 % of releases 5 us or more
+late (the few stalls over 100 us decide where in that range), against 0.6-2.0 % measured by
+holds.py at W = 10-40; at D = 10, 0.04-0.7 % against 0.1-0.8 %
+(results/holds-2026-12-03-host-noise). A native host's tick costs 1-2 us of a vCPU's time;
+here each costs the guest 4-14 us of its own time at D = 5.
 """
 import os
 import subprocess
 
-from . import BUILD, dilation
+from kvmcost import BUILD, dilation  # absolute: this file also runs as a script
 
 PROBE = os.path.join(BUILD, "kvmcost", "hostnoise")
 MIN_GAP_NS = 2000  # the loop's own turn is 20-400 ns (a vDSO or a system call clock read)
