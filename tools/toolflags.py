@@ -37,12 +37,15 @@ def add_pin_vcpu(parser):
 
 
 def add_guest_clock(parser, choices):
-    """--guest-clock dilated|cpu: what the dilated guest clock counts under the exit-cost model
-    (tools/kvmcost README, "The vCPU-time clock"): wall time (the default), or the vCPU
-    thread's CPU time while it runs. Checked by check_dilation."""
+    """--guest-clock dilated|cpu|insn: what the dilated guest clock counts under the exit-cost
+    model (tools/kvmcost README, "The vCPU-time clock", "The instruction clock"): wall time (the
+    default), the vCPU thread's CPU time while it runs, or the guest's instructions while it
+    runs. Checked by check_dilation."""
     parser.add_argument("--guest-clock", choices=choices, default="dilated",
                         help="with --kvmcost: the guest clock counts wall time / D (dilated, the "
-                             "default) or the vCPU thread's CPU time / D while it runs (cpu)")
+                             "default), the vCPU thread's CPU time / D while it runs (cpu), or "
+                             "the guest's instructions, 1 ns each, while it runs (insn; "
+                             "single-threaded TCG)")
 
 
 def check_dilation(parser, args):
@@ -51,7 +54,7 @@ def check_dilation(parser, args):
     if args.dilation is not None and (args.kvmcost == "off" or args.dilation < 1):
         parser.error("--dilation needs --kvmcost and a D of at least 1")
     if getattr(args, "guest_clock", "dilated") != "dilated" and args.kvmcost == "off":
-        parser.error("--guest-clock cpu needs --kvmcost")
+        parser.error(f"--guest-clock {args.guest_clock} needs --kvmcost")
 
 
 def add_w_list(parser, default, what="batching delays W"):

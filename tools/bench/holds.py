@@ -192,9 +192,11 @@ def measure(w_us, phase, seconds, accel, workdir, cost_model, pin_vcpu=False, di
 def host_noise(driver, source_clock, seconds=2.0):
     """The host's stalls on the CPU the vCPU is pinned to (kvmcost/hostnoise.py), probed while
     no guest runs (measure() probes before the boot and after the guest stopped, since the host's
-    noise drifts within minutes); None when the vCPU is not pinned (it has no CPU of its own)."""
+    noise drifts within minutes); None when the vCPU is not pinned (it has no CPU of its own) or
+    the guest clock counts instructions (clock=insn: no host stall passes in guest time while
+    the guest runs)."""
     where = placement.plan(driver.VCPUS) if driver.pin_vcpu else None
-    if where is None:
+    if where is None or source_clock == "insn":  # the instruction clock skips the host's stalls
         return None
     return hostnoise.probe(where["vcpu_cpus"][0], seconds, source_clock)
 

@@ -147,7 +147,8 @@ class LabDriver(GuestDriver):
         info = {"accel": self.accel, "qemu_args": self.vm.args, "placement": self.placement}
         if self.kvmcost:
             info["kvmcost"] = {k: self.kvmcost[k] for k in ("name", "cost_file", "dilation",
-                                                            "calibration", "clock")}
+                                                            "calibration", "clock", "insn_ps")
+                               if k in self.kvmcost}
         return info
 
     def _confine_harness(self):

@@ -49,10 +49,12 @@ def qemu_binary():
     return QEMU
 
 
-def args_for(cost_file, ledger_path, interval_ms=100, dilation=None, clock=None):
+def args_for(cost_file, ledger_path, interval_ms=100, dilation=None, clock=None, insn_ps=None):
     """QEMU arguments that charge cost_file's costs and write the ledger to ledger_path every
     interval_ms (0: only at exit) and at exit; dilation (D >= 1) overrides the file's factor
-    and, unless clock="wall", also dilates the guest's clock (QEMU's default: clock="dilated")."""
+    and, unless clock="wall", also dilates the guest's clock (QEMU's default: clock="dilated");
+    clock="insn" adds QEMU's instruction counter (ICOUNT_ARGS), which it needs, and insn_ps
+    (with it) sets the guest time of one instruction in ps (QEMU's default 1000)."""
     for path in (cost_file, ledger_path):
         if "," in path:
             raise ValueError(f"kvmcost: a comma in {path!r} (QEMU splits -kvmcost at commas)")
@@ -62,7 +64,9 @@ def args_for(cost_file, ledger_path, interval_ms=100, dilation=None, clock=None)
         value += f",dilation={float(dilation)!r}"
     if clock is not None:
         value += f",clock={clock}"
-    return ["-kvmcost", value]
+    if insn_ps is not None:
+        value += f",insn_ps={int(insn_ps)}"
+    return ["-kvmcost", value] + (ICOUNT_ARGS if clock == "insn" else [])
 
 
 def read_ledger(path):
@@ -103,15 +107,30 @@ def difference(a, b):
 # patched one with the dilated clock and every charge 0 (costs/zero.conf).
 COST_FILES = {"skylake": SKYLAKE, "apicv": APICV, "zero": ZERO}
 CHOICES = ("off",) + tuple(COST_FILES)
-# What the dilated guest clock counts (QEMU's -kvmcost clock=, README "The vCPU-time clock"):
-# wall time, or the vCPU thread's CPU time while it runs (wall time while it halts).
-GUEST_CLOCKS = ("dilated", "cpu")
+# What the dilated guest clock counts (QEMU's -kvmcost clock=, README "The vCPU-time clock" and
+# "The instruction clock"): wall time, the vCPU thread's CPU time while it runs, or the guest's
+# instructions while it runs (QEMU's icount, 1 ns each); wall time / D while it halts.
+GUEST_CLOCKS = ("dilated", "cpu", "insn")
+# clock=insn's instruction counter: no alignment to wall time, and the clock warped over the
+# halted vCPU's (dilated) wall time instead of stopping (the shift is unused: insn_ps rules).
+ICOUNT_ARGS = ["-icount", "shift=0,align=off,sleep=on"]
+
+
+def insn_ps(clock_hz=None):
+    """clock=insn's guest time per instruction, ps: one instruction a cycle of the host CPU's
+    clock (the CPI of 1 that D_insn assumes, dilation.from_instructions), so the guest runs as
+    fast in its own time as the host would run it natively at that CPI; 1000 (1 ns) when the
+    clock rate is unknown."""
+    if clock_hz is None:
+        from . import dilation as dil
+        clock_hz = dil.host_clock_hz()
+    return max(1, round(1e12 / clock_hz)) if clock_hz else 1000
 
 
 def model(name, dilation=None, reference=None, clock="dilated"):
     """The setting of a run under cost model `name` ("off": None): {"name", "cost_file",
-    "dilation", "calibration", "clock"}; clock is the guest clock's source (GUEST_CLOCKS,
-    KeyError for another). D is measured now (dilation.calibrate on the patched QEMU:
+    "dilation", "calibration", "clock"[, "insn_ps" with clock "insn": insn_ps()]}; clock is
+    the guest clock's source (GUEST_CLOCKS, KeyError for another). D is measured now (dilation.calibrate on the patched QEMU:
     D_mix, README "Which D") unless given; with `reference` (an experiment's) D is the
     reference's, and the calibration taken now only checks the host (one slower than the
     reference is repeated, and "disturbed" in it says whether the host stayed busy); D drives both the
@@ -132,5 +151,8 @@ def model(name, dilation=None, reference=None, clock="dilated"):
         # With a reference the run runs at its D, the same for every run of an experiment's
         # pass; its own calibration only tells a busy host (tools/experiment/calibration.py).
         dilation = max(1.0, dil.d_of(reference) if reference else calibration["d_mix"])
-    return {"name": name, "cost_file": cost_file, "dilation": float(dilation),
-            "calibration": calibration, "qemu": qemu, "clock": clock}
+    setting = {"name": name, "cost_file": cost_file, "dilation": float(dilation),
+               "calibration": calibration, "qemu": qemu, "clock": clock}
+    if clock == "insn":
+        setting["insn_ps"] = insn_ps()
+    return setting

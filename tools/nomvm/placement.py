@@ -22,13 +22,19 @@ import re
 import time
 
 _VCPU = re.compile(r"^CPU (\d+)/(TCG|KVM)$")
+# Single-threaded TCG (QEMU's instruction counter needs it: kvmcost clock=insn) runs every
+# vCPU in one thread; with the one vCPU the exit-cost model runs, that thread is vCPU 0.
+_ALL_VCPUS = "ALL CPUs/TCG"
 
 
 def vcpu_index(thread_name):
-    """The vCPU index of a QEMU thread named thread_name ("CPU 1/TCG": 1), None for QEMU's
-    other threads (the one reading of the names for every tool: vmcounters/threads.py,
-    bench/holds.py)."""
-    m = _VCPU.match(thread_name.strip())
+    """The vCPU index of a QEMU thread named thread_name ("CPU 1/TCG": 1; single-threaded
+    TCG's "ALL CPUs/TCG": 0), None for QEMU's other threads (the one reading of the names for
+    every tool: vmcounters/threads.py, bench/holds.py)."""
+    name = thread_name.strip()
+    if name == _ALL_VCPUS:
+        return 0
+    m = _VCPU.match(name)
     return int(m.group(1)) if m else None
 
 

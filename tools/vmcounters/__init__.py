@@ -61,7 +61,8 @@ class RunCounters:
             # The guest's clock dilated by the same D (tools/kvmcost README, "Time dilation").
             args += kvmcost.args_for(self.kvmcost["cost_file"], self.ledger_path,
                                      dilation=self.kvmcost["dilation"],
-                                     clock=self.kvmcost.get("clock", "dilated"))
+                                     clock=self.kvmcost.get("clock", "dilated"),
+                                     insn_ps=self.kvmcost.get("insn_ps"))
         return args
 
     def start(self):

@@ -30,7 +30,8 @@ def test_share_held_w_plus_5_counts_buckets_from_5_us_late():
     (["--kvmcost", "skylake", "--dilation", "0.5"], "--dilation needs --kvmcost"),
     (["--w", "10", "--dilation", "5", "--kvmcost", "off"], "--dilation needs --kvmcost"),
     (["--guest-clock", "cpu"], "--guest-clock cpu needs --kvmcost"),
-    (["--kvmcost", "off", "--guest-clock", "cpu"], "--guest-clock cpu needs --kvmcost")])
+    (["--kvmcost", "off", "--guest-clock", "cpu"], "--guest-clock cpu needs --kvmcost"),
+    (["--guest-clock", "insn"], "--guest-clock insn needs --kvmcost")])
 def test_a_fixed_d_or_the_cpu_clock_needs_the_cost_model(argv, message, capsys):
     with pytest.raises(SystemExit) as e:
         main(argv)
@@ -44,6 +45,9 @@ def test_the_model_carries_the_guest_clock_to_qemu_s_option(monkeypatch):
     monkeypatch.setattr(kvmcost, "qemu_binary", lambda: "/nonexistent/qemu")  # no QEMU started
     setting = kvmcost.model("skylake", dilation=5, clock="cpu")
     assert setting["clock"] == "cpu" and setting["dilation"] == 5.0
+    assert "insn_ps" not in setting
+    setting = kvmcost.model("zero", dilation=5, clock="insn")
+    assert setting["clock"] == "insn" and setting["insn_ps"] == kvmcost.insn_ps() > 0
     with pytest.raises(KeyError):
         kvmcost.model("skylake", dilation=5, clock="fast")
 
@@ -69,3 +73,6 @@ def test_host_noise_is_probed_on_the_vcpu_s_cpu_only_when_it_has_one(monkeypatch
         return
     assert holds.host_noise(_Driver(pin_vcpu=True), "cpu") == {"cpu": where["vcpu_cpus"][0]}
     assert probed == [(where["vcpu_cpus"][0], "cpu")]
+    # The instruction clock skips the host's stalls while the guest runs: nothing to predict.
+    assert holds.host_noise(_Driver(pin_vcpu=True), "insn") is None
+    assert len(probed) == 1

@@ -46,7 +46,7 @@ def clock_check(run_exit_guest, cost_file, clock, **run_args):
                        "stall_ns": int(CLOCK_KICKS * KICK_NS * D)}
     assert run.after["clock"] == clock and run.after["dilation"] == D
     tsc_per_ns = pit / 10e6  # the guest's TSC rate, measured as an OS would: against the PIT
-    return {"pit": pit, "lapic": lapic,
+    return {"pit": pit, "lapic": lapic, "ledger": run.after,
             "kicks_over_cost": kicks / tsc_per_ns / (CLOCK_KICKS * KICK_NS),
             "waited_s": waited / tsc_per_ns / 1e9}
 
@@ -78,6 +78,22 @@ def test_with_the_cpu_clock_a_charged_exit_takes_its_cost_of_guest_time(run_exit
     host_hz = dil.host_clock_hz()
     if host_hz:
         assert 0.5 <= got["pit"] / (host_hz / 100) <= 2.0, (got, host_hz)
+
+
+@needs_qemu
+@pytest.mark.parametrize("insn_ps", [None, 385], ids=["1ns", "385ps"])
+def test_with_the_instruction_clock_a_charged_exit_takes_exactly_its_cost_of_guest_time(
+        run_exit_guest, kick_costs, insn_ps):
+    """clock=insn (patches/0010, QEMU's icount at 1 ns per instruction): the guest's time is
+    its instructions plus each charged cost, so nothing the host does shows in it while the
+    guest runs. The PIT, the LAPIC timer and the TSC count the same instructions: the PIT's
+    10 ms is 10^7 TSC ticks (a 1 GHz TSC), and the kicks take their cost plus the few hundred
+    instructions of the loop around them, whatever the stalls took in wall time."""
+    got = clock_check(run_exit_guest, kick_costs, "insn", insn_ps=insn_ps)
+    assert 0.999 <= got["kicks_over_cost"] <= 1.01, got
+    assert 0.99 <= got["lapic"] / got["pit"] <= 1.01, got
+    assert 0.99e7 <= got["pit"] <= 1.01e7, got
+    assert got["ledger"]["insn_ps"] == (insn_ps or 1000), got
 
 
 @needs_qemu

@@ -71,9 +71,14 @@ def test_a_bad_cost_file_stops_qemu_at_start_with_the_reason(tmp_path, text, mes
     ("dilation=1001", "dilation '1001' is not a number from 1 to 1000"),
     ("clock=dilated", "clock=dilated needs dilation=D"),
     ("clock=cpu", "clock=cpu needs dilation=D"),
-    ("dilation=4,clock=fast", "clock 'fast' is none of 'dilated', 'cpu', 'wall'"),
+    ("clock=insn", "clock=insn needs dilation=D"),
+    ("dilation=4,clock=fast", "clock 'fast' is none of 'dilated', 'cpu', 'insn', 'wall'"),
+    ("dilation=4,clock=insn,insn_ps=0", "insn_ps '0' is not a whole number from 1 to 1000000"),
+    ("dilation=4,clock=insn,insn_ps=1.5", "insn_ps '1.5' is not a whole number from 1 to 1000000"),
+    ("dilation=4,insn_ps=400", "insn_ps is the instruction clock's (clock=insn)"),
 ], ids=["below-1", "nan", "empty", "junk", "too-large", "clock-without-dilation",
-        "cpu-clock-without-dilation", "bad-clock"])
+        "cpu-clock-without-dilation", "insn-clock-without-dilation", "bad-clock",
+        "insn-ps-zero", "insn-ps-fraction", "insn-ps-without-insn-clock"])
 def test_a_bad_dilation_or_clock_option_stops_qemu_with_the_reason(tmp_path, option, message):
     (tmp_path / "costs.conf").write_text(GOOD)
     value = f"costs={tmp_path / 'costs.conf'},ledger={tmp_path / 'ledger.json'},{option}"
@@ -99,6 +104,17 @@ def test_the_cpu_clock_refuses_a_machine_whose_vcpu_time_is_not_one_thread_s(tmp
                         "-nodefaults", "-kvmcost", value], capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 1 and message in r.stderr, r.stderr
+
+
+@pytest.mark.boot
+@needs_qemu
+def test_the_instruction_clock_without_the_instruction_counter_names_the_option(tmp_path):
+    (tmp_path / "costs.conf").write_text(GOOD)
+    value = f"costs={tmp_path / 'costs.conf'},ledger={tmp_path / 'ledger.json'},dilation=4,clock=insn"
+    r = subprocess.run([kvmcost.QEMU, "-machine", "q35", "-accel", "tcg", "-display", "none",
+                        "-nodefaults", "-kvmcost", value], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 1 and "-icount shift=0,align=off,sleep=on" in r.stderr, r.stderr
 
 
 @pytest.mark.boot
@@ -160,3 +176,26 @@ def test_difference_is_per_kind_and_read_ledger_wants_every_kind(tmp_path):
     (tmp_path / "l.json").write_text(json.dumps(partial))
     with pytest.raises(ValueError):
         kvmcost.read_ledger(tmp_path / "l.json")
+
+
+@pytest.mark.unit
+def test_the_instruction_clock_brings_qemu_s_instruction_counter():
+    args = kvmcost.args_for("/c.conf", "/l.json", dilation=5, clock="insn")
+    assert args[:2] == ["-kvmcost", "costs=/c.conf,ledger=/l.json,interval_ms=100,dilation=5.0,clock=insn"]
+    assert args[2:] == kvmcost.ICOUNT_ARGS == ["-icount", "shift=0,align=off,sleep=on"]
+    assert "-icount" not in kvmcost.args_for("/c.conf", "/l.json", dilation=5, clock="cpu")
+    assert kvmcost.args_for("/c.conf", "/l.json", dilation=5, clock="insn", insn_ps=385)[1] \
+        .endswith(",clock=insn,insn_ps=385")
+    # One instruction a cycle of the host's clock; 1 ns when the clock rate is unknown.
+    assert kvmcost.insn_ps(2.6e9) == 385 and kvmcost.insn_ps(0) == 1000
+
+
+@pytest.mark.unit
+def test_a_run_s_counters_hand_qemu_the_instruction_clock_of_its_model(tmp_path, monkeypatch):
+    import vmcounters
+    monkeypatch.setattr(kvmcost, "qemu_binary", lambda: "/nonexistent/qemu")  # no QEMU started
+    setting = kvmcost.model("zero", dilation=5, clock="insn")
+    args = vmcounters.RunCounters(str(tmp_path), kvmcost=setting).qemu_args()
+    option = args[args.index("-kvmcost") + 1]
+    assert option.endswith(f",dilation=5.0,clock=insn,insn_ps={setting['insn_ps']}")
+    assert args[args.index("-icount") + 1] == "shift=0,align=off,sleep=on"

@@ -31,6 +31,14 @@ def test_vcpu_threads_are_found_by_qemus_names(tmp_path):
     assert placement.vcpu_threads(43, proc=str(tmp_path)) == {}
 
 
+def test_single_threaded_tcg_s_one_thread_is_vcpu_0(tmp_path):
+    """QEMU's instruction counter (kvmcost clock=insn) runs every vCPU in one thread."""
+    for tid, name in ((100, "qemu-system-x86"), (105, "ALL CPUs/TCG")):
+        os.makedirs(tmp_path / "42" / "task" / str(tid))
+        (tmp_path / "42" / "task" / str(tid) / "comm").write_text(name + "\n")
+    assert placement.vcpu_threads(42, proc=str(tmp_path)) == {0: 105}
+
+
 def allowed(tid):
     with open(f"/proc/{tid}/status") as f:
         line = next(l for l in f if l.startswith("Cpus_allowed_list:"))
