@@ -1,6 +1,7 @@
 """Flags that several host tools share, spelled one way everywhere: a list is one argument
 with commas (`--w 0,10,20`), never several words, and W, the batching delay, is in µs."""
 import argparse
+import sys
 
 
 def int_list(text):
@@ -17,13 +18,32 @@ def int_list(text):
 
 
 def add_dilation(parser):
-    """--dilation D: every boot under the exit-cost model runs at this D instead of its own
-    calibration's (tools/kvmcost README, "Which D"), so that boots compared with each other
-    run one cost model: a boot's own calibration ranged 3.3-8.9 within minutes on a busy
-    2-core host. Check the parsed value with check_dilation."""
+    """--dilation D: every boot under the exit-cost model runs at this D (tools/kvmcost README,
+    "Which D"); without it, at one D calibrated when the run starts (settle_dilation), so that
+    boots compared with each other run one cost model either way: a boot's own calibration
+    ranged 3.3-8.9 within minutes on a busy 2-core host. Check the parsed value with
+    check_dilation."""
     parser.add_argument("--dilation", type=float, metavar="D",
                         help="with --kvmcost: run every boot at this time dilation D instead of "
-                             "its own calibration's")
+                             "one calibrated when the run starts (each side's fastest of 5)")
+
+
+def settle_dilation(args, tool):
+    """Without --dilation, under a cost model: sets args.dilation to one D for every boot of
+    this run, each side's fastest of tools/experiment/calibration.py's REFERENCE_RUNS
+    calibrations taken now (as the experiment fixes a pass's D), and says so on stderr. Each
+    boot at its own calibration's D is not one cost model: on the EPYC host it read 3.3 or 5.3
+    from one boot to the next, the native mix 1.6x slower at times
+    (results/holds-2026-12-03-host-noise/calibrated)."""
+    if args.kvmcost == "off" or args.dilation is not None:
+        return
+    from experiment import calibration
+    from kvmcost import dilation
+    ref = calibration.measure_reference(args.kvmcost)
+    args.dilation = max(1.0, dilation.d_of(ref))
+    print(f"{tool}: every boot at D = {args.dilation:.2f}, each side's fastest of "
+          f"{calibration.REFERENCE_RUNS} calibrations now (--dilation D sets it)",
+          file=sys.stderr, flush=True)
 
 
 def add_pin_vcpu(parser):

@@ -241,6 +241,7 @@ def main(argv=None):
     ap.add_argument("--output", help="JSON of every row")
     args = ap.parse_args(argv)
     toolflags.check_dilation(ap, args)
+    toolflags.settle_dilation(args, "holds")
     accel, reason = choose_accel()
     workdir = tempfile.mkdtemp(prefix="nomholds-")
     rows = []

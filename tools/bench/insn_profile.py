@@ -282,6 +282,7 @@ def report(result):
 
 def main(argv=None):
     args = parse_args(argv)
+    toolflags.settle_dilation(args, "insn_profile")
     out = os.path.abspath(args.output or stamped_output("insn-profile"))
     os.makedirs(out, exist_ok=True)
     runs = [one_run(args, out if args.runs == 1 else os.path.join(out, f"run{i + 1}"))

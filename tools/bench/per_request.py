@@ -95,6 +95,7 @@ def markdown(result):
 
 def main(argv=None):
     args = parse_args(argv)
+    toolflags.settle_dilation(args, "per_request")
     out = os.path.abspath(args.output or stamped_output("per-request"))
     os.makedirs(out, exist_ok=True)
     result = {"benchmark": "nom per-request cost (issue 16)", "machine": describe("tcg", "plugin"),

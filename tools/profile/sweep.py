@@ -133,6 +133,7 @@ def parse_args(argv=None):
 
 def main(argv=None):
     args = parse_args(argv)
+    toolflags.settle_dilation(args, "sweep")
     w_values = sorted(set(args.w))
     workdir = args.workdir or tempfile.mkdtemp(prefix="nomprofile-")
     profile = sweep(args.app, w_values, args.seconds, workdir, args.repeat,

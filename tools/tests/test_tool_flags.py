@@ -82,3 +82,25 @@ def test_unknown_flag_exits_2_with_a_reason(name, answers):
     assert r.returncode == 2, f"exit {r.returncode}\n{r.stdout[-2000:]}{r.stderr[-3000:]}"
     assert "error:" in r.stderr and "usage:" in r.stderr, r.stderr[-3000:]
     assert r.stdout == "", r.stdout[-2000:]
+
+
+def test_without_dilation_a_run_under_a_cost_model_gets_one_calibrated_d(monkeypatch, capsys):
+    """toolflags.settle_dilation: one D for every boot of the run (each side's fastest of the
+    experiment's reference calibrations), a given --dilation kept, nothing without a model."""
+    import argparse
+
+    import toolflags
+    from experiment import calibration
+    taken = []
+    monkeypatch.setattr(calibration, "measure_reference",
+                        lambda name: taken.append(name) or {"native_ticks": 2.0, "tcg_ticks": 9.0})
+    args = argparse.Namespace(kvmcost="skylake", dilation=None)
+    toolflags.settle_dilation(args, "holds")
+    assert args.dilation == 4.5 and taken == ["skylake"]
+    assert "holds: every boot at D = 4.50" in capsys.readouterr().err
+    for given in (argparse.Namespace(kvmcost="skylake", dilation=7.0),
+                  argparse.Namespace(kvmcost="off", dilation=None)):
+        before = vars(given).copy()
+        toolflags.settle_dilation(given, "holds")
+        assert vars(given) == before
+    assert taken == ["skylake"]
