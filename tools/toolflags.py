@@ -64,8 +64,8 @@ def add_guest_clock(parser, choices):
     parser.add_argument("--guest-clock", choices=choices, default="dilated",
                         help="with --kvmcost: the guest clock counts wall time / D (dilated, the "
                              "default), the vCPU thread's CPU time / D while it runs (cpu), or "
-                             "the guest's instructions, 1 ns each, while it runs (insn; "
-                             "single-threaded TCG)")
+                             "the guest's instructions, one a host cycle each, while it runs "
+                             "(insn; single-threaded TCG)")
 
 
 def check_dilation(parser, args):

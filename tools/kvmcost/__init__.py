@@ -109,7 +109,7 @@ COST_FILES = {"skylake": SKYLAKE, "apicv": APICV, "zero": ZERO}
 CHOICES = ("off",) + tuple(COST_FILES)
 # What the dilated guest clock counts (QEMU's -kvmcost clock=, README "The vCPU-time clock" and
 # "The instruction clock"): wall time, the vCPU thread's CPU time while it runs, or the guest's
-# instructions while it runs (QEMU's icount, 1 ns each); wall time / D while it halts.
+# instructions while it runs (QEMU's icount, insn_ps() each); wall time / D while it halts.
 GUEST_CLOCKS = ("dilated", "cpu", "insn")
 # clock=insn's instruction counter: no alignment to wall time, and the clock warped over the
 # halted vCPU's (dilated) wall time instead of stopping (the shift is unused: insn_ps rules).
@@ -130,12 +130,12 @@ def insn_ps(clock_hz=None):
 def model(name, dilation=None, reference=None, clock="dilated"):
     """The setting of a run under cost model `name` ("off": None): {"name", "cost_file",
     "dilation", "calibration", "clock"[, "insn_ps" with clock "insn": insn_ps()]}; clock is
-    the guest clock's source (GUEST_CLOCKS, KeyError for another). D is measured now (dilation.calibrate on the patched QEMU:
-    D_mix, README "Which D") unless given; with `reference` (an experiment's) D is the
-    reference's, and the calibration taken now only checks the host (one slower than the
-    reference is repeated, and "disturbed" in it says whether the host stayed busy); D drives both the
-    stalls and the guest's clock, so it is at least 1 (TCG is never faster than the host;
-    QEMU refuses less).
+    the guest clock's source (GUEST_CLOCKS, KeyError for another). D is measured now
+    (dilation.calibrate on the patched QEMU: D_mix, README "Which D") unless given; with
+    `reference` (an experiment's) D is the reference's, and the calibration taken now only
+    checks the host (one slower than the reference is repeated, and "disturbed" in it says
+    whether the host stayed busy); D drives both the stalls and the guest's clock, so it is at
+    least 1 (TCG is never faster than the host; QEMU refuses less).
     FileNotFoundError if the patched QEMU is not built; KeyError for an unknown name;
     dilation.CalibrationError if the calibration fails."""
     if name in (None, "off"):
