@@ -20,7 +20,8 @@ from .plan import ADAPTIVE_MODES, adaptive_variant
 
 def phase_figures(fig, value_d=None):
     """Derived per-phase numbers of one run: a flat dict (None where not measured). value_d:
-    the D the KVM-equivalent figures are valued at (valuation_dilation), else the phase's own;
+    the D the KVM-equivalent figures are valued at (valuation_dilation), else the phase's own
+    (on the instruction clock always the window's measured d_window: kvmmodel.valuation_d);
     "dilation" is always the phase's own, the D its guest ran at."""
     secs = fig["seconds"]
     lat = fig.get("latency_us") or {}
@@ -46,8 +47,10 @@ def phase_figures(fig, value_d=None):
     # Under the exit-cost model (tools/kvmcost): D, the charged exit cost and the modelled
     # KVM-equivalent figures (kvmmodel.py says how); None without it.
     dilation = (fig.get("kvmcost") or {}).get("dilation")
-    kvm = kvmmodel.dilated(ops_s, out["latency_us"], (value_d or dilation) if dilation else None)
-    out.update(dilation=dilation, d_insn=c.get("d_insn"), exit_ns_per_req=c.get("exit_ns_per_req"),
+    kvm = kvmmodel.dilated(ops_s, out["latency_us"], kvmmodel.valuation_d(fig.get("kvmcost"),
+                                                                          value_d))
+    out.update(dilation=dilation, d_window=(fig.get("kvmcost") or {}).get("d_window"),
+               d_insn=c.get("d_insn"), exit_ns_per_req=c.get("exit_ns_per_req"),
                ops_s_kvm=kvm["ops_s"], latency_kvm_us=kvm["latency_us"],
                projected_us_per_req=kvmmodel.project_ledger_us(out["insns_per_req"],
                                                                c.get("exit_ns_per_req")))
@@ -100,7 +103,7 @@ def fast_share(fig):
 def measurements(record, change_at_s, kvm=False, value_d=None, fast_only=False):
     """The run as profit.Measurement intervals, or None without throughput or latency.
     kvm: in KVM-equivalent units (the dilated model of kvmmodel.py: Gbit/s x D, latency and
-    jitter / D, D being value_d, else the phase's own), None for a phase without D. The
+    jitter / D, D being kvmmodel.valuation_d's), None for a phase without D. The
     intervals are in the plan's seconds: the run's wall-clock phases, or for phases run in
     undilated time (Plan.phase_clock, the record's phase_scale: wall seconds per plan second)
     those divided by it. Either way each run is valued as the plan's 120 s of a hardware host
@@ -120,10 +123,9 @@ def measurements(record, change_at_s, kvm=False, value_d=None, fast_only=False):
         if pieces and scale != 1.0:
             pieces = [(a / scale, b / scale, t, lat, sd) for a, b, t, lat, sd in pieces]
         if pieces and kvm:
-            d = (fig.get("kvmcost") or {}).get("dilation")
+            d = kvmmodel.valuation_d(fig.get("kvmcost"), value_d)
             if not d:
                 return None
-            d = value_d or d
             pieces = [(a, b, t * d, lat / d, sd / d) for a, b, t, lat, sd in pieces]
         if pieces is None:
             return None

@@ -75,6 +75,28 @@ def project(insns_per_req, exits_per_req, m=DEFAULT):
 #   projected: time per request = instructions x CPI / f + the ledger's exit cost per request
 #              (undilated ns, by kind, from the cost file) -- project() with the measured exit
 #              costs in place of a flat C_exit, independent of D.
+#
+# On the instruction clock (--guest-clock insn, tools/kvmcost README "The instruction clock")
+# the guest's time is its instructions at insn_ps each (one host cycle: CPI 1 on this host) plus
+# each charged cost, and wall time / D only while it is halted; how much wall time a window's
+# guest second took depends on the code it ran, so no D set beforehand describes it. The
+# dilated model then takes the window's measured dilation instead, wall time over the guest's
+# time between the ledgers around it (d_window, kvmcost.window_dilation): throughput_kvm is
+# then exactly the requests served per second of the guest's time, and latency_kvm keeps the
+# dilated model's caveat (the host side is not dilated).
+
+
+def valuation_d(kvmcost_fig, pass_d=None):
+    """The D at which a phase measured under the exit-cost model is valued (its figure's
+    "kvmcost": {"dilation", "clock", "d_window"}): on the instruction clock the window's
+    measured d_window, else pass_d (the D a pass's runs all ran at, analysis.py) or the D the
+    phase ran at. None without a cost model, or on the instruction clock without d_window
+    (a ledger from before patches/0011)."""
+    if not kvmcost_fig or not kvmcost_fig.get("dilation"):
+        return None
+    if kvmcost_fig.get("clock") == "insn":
+        return kvmcost_fig.get("d_window")
+    return pass_d or kvmcost_fig["dilation"]
 
 
 def dilated(ops_s, latency_us, dilation):

@@ -56,8 +56,9 @@ class LabDriver(GuestDriver):
     # A fixed D for every start, no calibration (tools/bench/holds.py --dilation: boots compared
     # with each other at one cost model; a boot's own calibration ranges 3.4-10 on a noisy host).
     dilation = None
-    # What the dilated guest clock counts (kvmcost.GUEST_CLOCKS): wall time, or the vCPU
-    # thread's CPU time while it runs (tools/bench/holds.py --guest-clock).
+    # What the dilated guest clock counts (kvmcost.GUEST_CLOCKS): wall time, the vCPU
+    # thread's CPU time or the guest's instructions while it runs (--guest-clock of the runner,
+    # tools/profile/sweep.py and tools/bench/holds.py).
     guest_clock = "dilated"
     # The load's client (loadgen.phase): the paper's tools, memcaslap, wrk and NPtcp.
     client = "paper"
@@ -194,7 +195,11 @@ class LabDriver(GuestDriver):
                     - before["trace"].get("apic_deliver_irq", 0))
             fig["counters"]["all_irqs_per_req"] = apic / max(fig["ops"], 1)
         if self.kvmcost:
-            fig["kvmcost"] = {k: self.kvmcost[k] for k in ("name", "dilation", "calibration")}
+            fig["kvmcost"] = {k: self.kvmcost[k] for k in ("name", "dilation", "calibration",
+                                                           "clock")}
+            # The dilation the guest ran at in this window, measured by its own clock: on the
+            # instruction clock, the D its KVM-equivalent figures take (kvmmodel.window_d).
+            fig["kvmcost"]["d_window"] = fig["counters"].get("d_window")
         if not fig["ops"]:  # figures of no request at all are not figures
             fig["latency_us"] = {k: None for k in ("mean", "p50", "p99", "stddev")}
             fig["counters"] = {k: (None if k.endswith("_per_req") else v)

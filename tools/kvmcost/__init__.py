@@ -7,10 +7,11 @@
     kvmcost.difference(a, b)["kick"]["count"]         # kicks between the two snapshots
 
 The ledger (written by QEMU, softmmu/kvmcost.c in the patch) is JSON:
-{"mono_ns", "final", "dilation", "clock", "cost_file", "kinds": {KIND: {"count", "ns", "stall_ns",
-"cost_ns"}}} where ns is count x cost_ns (undilated) and stall_ns what the vCPU was stalled
-(ns x dilation); clock is "dilated" when the guest's TSC and virtual clock ran at 1/dilation of
-wall time (patches/0003, README "Time dilation"), "wall" otherwise.
+{"mono_ns", "guest_ns", "final", "dilation", "clock", "insn_ps", "cost_file", "kinds": {KIND:
+{"count", "ns", "stall_ns", "cost_ns"}}} where ns is count x cost_ns (undilated) and stall_ns what
+the vCPU was stalled (ns x dilation); mono_ns is the host's CLOCK_MONOTONIC and guest_ns the
+guest's clock (QEMU_CLOCK_VIRTUAL, patches/0011) when it was written; clock is the guest clock's
+source (GUEST_CLOCKS, README "Time dilation"), "wall" when it was not dilated.
 """
 import json
 import os
@@ -95,6 +96,17 @@ def snapshot(ledger_path, out_path, timeout=10.0):
             raise TimeoutError(f"no ledger snapshot in {out_path} after {timeout} s")
         time.sleep(0.01)
     return read_ledger(out_path)
+
+
+def window_dilation(a, b):
+    """Wall time over guest time between ledgers a and b (b later): the dilation the guest
+    actually ran at in that window, D on the dilated clock, and on the instruction clock what
+    its instructions, charges and halts made of it (README "The instruction clock"). None when
+    a ledger predates guest_ns (patches/0011) or the guest's clock did not advance."""
+    if a.get("guest_ns") is None or b.get("guest_ns") is None:
+        return None
+    guest = b["guest_ns"] - a["guest_ns"]
+    return (b["mono_ns"] - a["mono_ns"]) / guest if guest > 0 else None
 
 
 def difference(a, b):

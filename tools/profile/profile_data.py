@@ -70,11 +70,15 @@ def kvm_equivalent(profile):
     controller's own measurements are in its time too. Raw TCG latencies (memcached: ~2 ms
     under "many", 0.4 +- 0.7 ms under "single") break the SLO at every W, so the penalty
     utility saw no revenue anywhere and picked the W that serves least (issue 12). A point
-    without D (measured on the stock QEMU) stays as measured. Returns a new profile."""
+    without D (measured on the stock QEMU) stays as measured. On the instruction clock
+    (profile "guest_clock": "insn") D is each point's d_window instead, the wall time over the
+    guest's time its window measured (tools/experiment/kvmmodel.py valuation_d says why).
+    Returns a new profile."""
     out = json.loads(json.dumps(profile))
+    d_of = "d_window" if profile.get("guest_clock") == "insn" else "d_mix"
     for cls in CLASSES:
         for p in out["classes"][cls]:
-            d = p.get("d_mix")
+            d = p.get(d_of)
             if isinstance(d, (int, float)) and not isinstance(d, bool) and d > 0:
                 p.update(t_gbps=p["t_gbps"] * d, ops_per_s=p["ops_per_s"] * d,
                          latency_us=p["latency_us"] / d, jitter_us=p["jitter_us"] / d)

@@ -43,13 +43,15 @@ def point_of(w_us, fig):
              "jitter_us": lat["stddev"] or 0.0}
     # What the exit-cost model counted (kept beside the profile's figures, not read by cgen):
     # exits (kicks, MMIO/PIO, LAPIC accesses, HLTs) and interrupts per request from the
-    # ledger, and the run's dilation D (D_mix of the boot, D_insn of the window).
+    # ledger, and the run's dilation D (D_mix of the boot, D_insn of the window, and d_window:
+    # the window's wall time over its guest time, the D of a point on the instruction clock).
     counters = fig.get("counters") or {}
     extra = {"exits_per_req": counters.get("ledger_exits_per_req"),
              "irqs_per_req": counters.get("ledger_irqs_per_req"),
              "exit_ns_per_req": counters.get("exit_ns_per_req"),
              "d_mix": (fig.get("kvmcost") or {}).get("dilation"),
-             "d_insn": counters.get("d_insn")}
+             "d_insn": counters.get("d_insn"),
+             "d_window": counters.get("d_window")}
     point.update({k: v for k, v in extra.items() if isinstance(v, (int, float))})
     return point
 
@@ -81,16 +83,18 @@ def program_name(app):
 
 
 def sweep(app, w_values, seconds, workdir, repeat=1, log=print, cost_model="off", dilation=None,
-          pin_vcpu=False):
+          pin_vcpu=False, guest_clock="dilated"):
     """Rounds of every W in turn (interleaved, so a drift of the machine spreads over every W
     alike); each point is the median of its rounds. cost_model: the exit-cost model
     (tools/kvmcost; "off" for the stock QEMU); dilation: every boot's D under it (None: each
-    boot's own calibration); pin_vcpu: the vCPU thread on a host CPU of its own."""
+    boot's own calibration); pin_vcpu: the vCPU thread on a host CPU of its own; guest_clock:
+    what the guest's clock counts under the cost model (kvmcost.GUEST_CLOCKS)."""
     accel, reason = choose_accel()
     driver = make_driver(accel, None, 0)
     driver.kvmcost_name = cost_model
     driver.dilation = dilation
     driver.pin_vcpu = pin_vcpu
+    driver.guest_clock = guest_clock
     runs = {(cls, w): [] for cls in CLASSES for w in w_values}
     load = [os.getloadavg()[0]]
     for r in range(repeat):
@@ -109,6 +113,7 @@ def sweep(app, w_values, seconds, workdir, repeat=1, log=print, cost_model="off"
             "host_load_average_start_end": load,
             "seconds_per_point": seconds, "rounds": repeat, "kvmcost": cost_model,
             "dilation_fixed": dilation, "pin_vcpu": pin_vcpu,
+            "guest_clock": guest_clock if cost_model != "off" else "wall",
             "classes": {cls: [median_point(runs[cls, w]) for w in w_values] for cls in CLASSES},
             "all_rounds": {cls: [runs[cls, w] for w in w_values] for cls in CLASSES}}
 
@@ -125,6 +130,7 @@ def parse_args(argv=None):
     ap.add_argument("--kvmcost", choices=kvmcost.CHOICES, default="off",
                     help="charge hardware-KVM exit costs (tools/kvmcost; default off)")
     toolflags.add_dilation(ap)
+    toolflags.add_guest_clock(ap, kvmcost.GUEST_CLOCKS)
     toolflags.add_pin_vcpu(ap)
     args = ap.parse_args(argv)
     toolflags.check_dilation(ap, args)
@@ -137,7 +143,8 @@ def main(argv=None):
     w_values = sorted(set(args.w))
     workdir = args.workdir or tempfile.mkdtemp(prefix="nomprofile-")
     profile = sweep(args.app, w_values, args.seconds, workdir, args.repeat,
-                    cost_model=args.kvmcost, dilation=args.dilation, pin_vcpu=args.pin_vcpu)
+                    cost_model=args.kvmcost, dilation=args.dilation, pin_vcpu=args.pin_vcpu,
+                    guest_clock=args.guest_clock)
     profile["command"] = " ".join(shlex.quote(a) for a in ["python3", "tools/profile/sweep.py"]
                                   + (sys.argv[1:] if argv is None else list(argv)))
     check_profile(profile)

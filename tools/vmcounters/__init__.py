@@ -117,7 +117,8 @@ def per_request(a, b, requests):
     host clock over TCG's instruction rate while busy, CPI 1), and under KVM kvm_exits_per_req
     and kvm_injections_per_req. With the kvmcost ledger in both snapshots: "kvmcost"
     (ledger.figures: by kind, per second and per request), and exits, interrupts (timers and
-    IPIs too: all_irqs_per_req) and exit_equiv_per_req from it."""
+    IPIs too: all_irqs_per_req), exit_equiv_per_req and d_window (the window's wall time over
+    its guest time, kvmcost.window_dilation) from it."""
     n = max(requests, 1)
     seconds = (b["mono_ns"] - a["mono_ns"]) / 1e9
     diff = {k: b["trace"].get(k, 0) - a["trace"].get(k, 0) for k in b["trace"] if k != "mono_ns"}
@@ -152,6 +153,7 @@ def per_request(a, b, requests):
         out["all_irqs_per_req"] = out["ledger_irqs_per_req"] = led["irqs_per_req"]
         out["exit_ns_per_req"] = led["exit_ns_per_req"]
         out["exit_equiv_per_req"] = led["exits_per_req"] + led["irqs_per_req"]
+        out["d_window"] = led["d_window"]
     if "kvm" in a and "kvm" in b:
         d = {k: v - a["kvm"].get(k, 0) for k, v in b["kvm"].items()}
         out["kvm_exits_per_req"] = d.get("exits", 0) / n

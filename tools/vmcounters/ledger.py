@@ -12,8 +12,11 @@ Groups (each a sum of ledger kinds):
 - irqs: every interrupt delivered, timers and IPIs too (paper table 2's "all interrupts").
 - exit_ns: what a hardware-KVM host would spend on all of them, undilated (count x cost).
 Per second is per second of the run's wall time, i.e. dilated (multiply by D for the
-KVM-equivalent rate).
+KVM-equivalent rate). d_window is the dilation the window measured (kvmcost.window_dilation:
+wall over guest time): on the instruction clock the D to multiply by, as no D is set for it.
 """
+import kvmcost
+
 IRQ_KINDS = ("irq_device", "irq_timer", "irq_ipi", "irq_other")
 # What the report names each kind (issue 11, item 3).
 LABELS = {"kick": "kicks", "mmio": "MMIO", "pio": "PIO", "lapic_eoi": "EOIs",
@@ -26,8 +29,8 @@ LABELS = {"kick": "kicks", "mmio": "MMIO", "pio": "PIO", "lapic_eoi": "EOIs",
 
 def figures(a, b, requests, seconds):
     """{"by_kind": {kind: {"count", "per_s", "per_req", "ns_per_req"}}, "exits_per_req",
-    "irqs_per_req", "exit_ns_per_req", "exits_s", "irqs_s", "dilation", "cost_file"} between
-    ledgers a and b (tools/kvmcost.read_ledger dicts, b later)."""
+    "irqs_per_req", "exit_ns_per_req", "exits_s", "irqs_s", "dilation", "d_window", "clock",
+    "cost_file"} between ledgers a and b (tools/kvmcost.read_ledger dicts, b later)."""
     n, s = max(requests, 1), seconds if seconds > 0 else None
     by_kind = {}
     for kind, now in b["kinds"].items():
@@ -41,4 +44,5 @@ def figures(a, b, requests, seconds):
     return {"by_kind": by_kind, "exits_per_req": exits / n, "irqs_per_req": irqs / n,
             "exit_ns_per_req": sum(v["ns_per_req"] for v in by_kind.values()),
             "exits_s": exits / s if s else None, "irqs_s": irqs / s if s else None,
-            "dilation": b.get("dilation"), "cost_file": b.get("cost_file")}
+            "dilation": b.get("dilation"), "d_window": kvmcost.window_dilation(a, b),
+            "clock": b.get("clock"), "cost_file": b.get("cost_file")}

@@ -33,3 +33,20 @@ def test_phase_figures_carry_d_and_the_modelled_figures():
     assert out["projected_us_per_req"] == pytest.approx(3.5)
     plain = analysis.phase_figures(dict(fig, kvmcost=None))
     assert plain["dilation"] is None and plain["ops_s_kvm"] is None
+
+
+def test_on_the_instruction_clock_a_phase_is_valued_at_its_window_s_measured_dilation():
+    """No D set beforehand describes a window on the instruction clock (the guest's time is its
+    instructions): the figures take the window's wall over guest time (d_window), never the
+    pass's D; on the dilated clock the pass's D still rules."""
+    fig = {"seconds": 2.0, "ops": 2000, "bytes_out": 0, "latency_us": {"mean": 400.0},
+           "counters": {}, "kvmcost": {"name": "skylake", "dilation": 4.0, "clock": "insn",
+                                       "d_window": 8.0}}
+    out = analysis.phase_figures(fig, value_d=5.0)
+    assert out["ops_s_kvm"] == 8000.0 and out["latency_kvm_us"] == 50.0
+    assert out["dilation"] == 4.0 and out["d_window"] == 8.0
+    assert kvmmodel.valuation_d(dict(fig["kvmcost"], clock="dilated"), 5.0) == 5.0
+    assert kvmmodel.valuation_d(dict(fig["kvmcost"], clock="dilated")) == 4.0
+    # A ledger without the guest's clock (before patches/0011) cannot value such a phase.
+    assert kvmmodel.valuation_d(dict(fig["kvmcost"], d_window=None), 5.0) is None
+    assert kvmmodel.valuation_d(None, 5.0) is None

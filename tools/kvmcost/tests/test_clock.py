@@ -47,6 +47,8 @@ def clock_check(run_exit_guest, cost_file, clock, **run_args):
     assert run.after["clock"] == clock and run.after["dilation"] == D
     tsc_per_ns = pit / 10e6  # the guest's TSC rate, measured as an OS would: against the PIT
     return {"pit": pit, "lapic": lapic, "ledger": run.after,
+            "guest_ns": run.after["guest_ns"] - run.before["guest_ns"],
+            "window_d": kvmcost.window_dilation(run.before, run.after),
             "kicks_over_cost": kicks / tsc_per_ns / (CLOCK_KICKS * KICK_NS),
             "waited_s": waited / tsc_per_ns / 1e9}
 
@@ -57,6 +59,8 @@ def test_with_the_dilated_clock_a_charged_exit_takes_its_cost_of_guest_time(run_
     got = clock_check(run_exit_guest, kick_costs, "dilated")
     # Stalled KICK_NS x D wall each = KICK_NS of guest time; with the wall clock it would be D.
     assert 0.7 <= got["kicks_over_cost"] <= 3.0, got
+    # The ledgers' guest clock (patches/0011) ran at 1/D of their wall clock, stalls and all.
+    assert got["window_d"] == pytest.approx(D, rel=0.01), got
     # The TSC and the virtual clock are dilated alike: the LAPIC timer agrees with the PIT,
     # and an OS calibrating its TSC against the PIT finds the host's clock rate (a guest
     # second holds as many TSC ticks as a host second; it just lasts D times longer).
@@ -94,12 +98,16 @@ def test_with_the_instruction_clock_a_charged_exit_takes_exactly_its_cost_of_gue
     assert 0.99 <= got["lapic"] / got["pit"] <= 1.01, got
     assert 0.99e7 <= got["pit"] <= 1.01e7, got
     assert got["ledger"]["insn_ps"] == (insn_ps or 1000), got
+    # The ledgers' guest clock holds the charges (they are guest time, not wall time x 1/D):
+    # at least the kicks' cost passed in it between READY and the end.
+    assert got["guest_ns"] >= CLOCK_KICKS * KICK_NS, got
 
 
 @needs_qemu
 def test_with_the_wall_clock_the_guest_sees_each_charge_dilated(run_exit_guest, kick_costs):
     got = clock_check(run_exit_guest, kick_costs, "wall")
     assert got["kicks_over_cost"] >= D / 2, got
+    assert got["window_d"] == pytest.approx(1.0, rel=0.01), got
     assert 0.8 <= got["lapic"] / got["pit"] <= 1.25, got
 
 

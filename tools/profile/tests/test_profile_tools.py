@@ -200,6 +200,16 @@ def test_points_under_the_exit_cost_model_are_read_in_the_hardwares_time():
     assert "time_base" not in profile_data.kvm_equivalent(good())
 
 
+def test_points_on_the_instruction_clock_are_read_at_their_window_s_dilation():
+    """On the instruction clock a point's D is its window's wall over guest time (d_window),
+    not the D its boot was set to (d_mix), which there only paces the stalls and the halts."""
+    prof = good()
+    prof["guest_clock"] = "insn"
+    prof["classes"]["many"][0].update(d_mix=5.0, d_window=8.0)
+    p, q = prof["classes"]["many"][0], profile_data.kvm_equivalent(prof)["classes"]["many"][0]
+    assert (q["ops_per_s"], q["latency_us"]) == (p["ops_per_s"] * 8, p["latency_us"] / 8)
+
+
 def test_memcached_many_penalty_earns_only_in_the_hardwares_time():
     """memcached's committed profile (exit-cost model on the dilated clock, one D = 5 for every
     boot): read raw, its larger W break the 750 us SLO under "many" (W = 40: 832 us), so the

@@ -49,3 +49,14 @@ def test_ledger_counts_by_kind_per_second_and_per_request():
     assert out["exit_equiv_per_req"] == pytest.approx(5.4)
     assert led["exits_s"] == pytest.approx(12.0) and led["irqs_s"] == pytest.approx(15.0)
     assert led["dilation"] == 4.0
+
+
+def test_a_window_s_dilation_is_its_wall_time_over_the_guest_s():
+    a, b = ledger({}), ledger({})
+    a.update(mono_ns=1_000_000_000, guest_ns=300_000_000)
+    b.update(mono_ns=3_000_000_000, guest_ns=550_000_000)
+    out = vmcounters.per_request(snap(0, {}, a), snap(2_000_000_000, {}, b), 10)
+    assert out["d_window"] == pytest.approx(8.0) and out["kvmcost"]["d_window"] == out["d_window"]
+    # Ledgers from before patches/0011 have no guest clock; a clock that stood still no ratio.
+    assert kvmcost.window_dilation(ledger({}), ledger({})) is None
+    assert kvmcost.window_dilation(a, dict(b, guest_ns=300_000_000)) is None
