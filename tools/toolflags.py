@@ -57,24 +57,32 @@ def add_pin_vcpu(parser):
 
 
 def add_guest_clock(parser, choices):
-    """--guest-clock dilated|cpu|insn: what the dilated guest clock counts under the exit-cost
-    model (tools/kvmcost README, "The vCPU-time clock", "The instruction clock"): wall time (the
-    default), the vCPU thread's CPU time while it runs, or the guest's instructions while it
-    runs. Checked by check_dilation."""
-    parser.add_argument("--guest-clock", choices=choices, default="dilated",
-                        help="with --kvmcost: the guest clock counts wall time / D (dilated, the "
-                             "default), the vCPU thread's CPU time / D while it runs (cpu), or "
-                             "the guest's instructions, one a host cycle each, while it runs "
-                             "(insn; single-threaded TCG)")
+    """--guest-clock dilated|cpu|insn: what the guest's clock counts under the exit-cost model
+    (tools/kvmcost README, "The vCPU-time clock", "The instruction clock"): wall time / D, the
+    vCPU thread's CPU time / D or the guest's instructions while it runs. Without it, under a
+    cost model, kvmcost.DEFAULT_GUEST_CLOCK (the instruction clock; its comment says why):
+    check_dilation sets it, and refuses the flag without a cost model."""
+    parser.add_argument("--guest-clock", choices=choices,
+                        help="with --kvmcost: the guest's clock counts its instructions, one a "
+                             "host cycle each, while it runs (insn, the default; "
+                             "single-threaded TCG), the vCPU thread's CPU time / D (cpu), or "
+                             "wall time / D (dilated)")
 
 
 def check_dilation(parser, args):
     """A usage error (exit 2) unless --dilation, if given, comes with a cost model and is >= 1
-    (TCG is never faster than the host), and --guest-clock cpu, if given, with a cost model."""
+    (TCG is never faster than the host), and --guest-clock, if given, with a cost model; sets
+    an absent --guest-clock to kvmcost.DEFAULT_GUEST_CLOCK under a cost model ("wall" without
+    one: the stock QEMU's guest clock)."""
     if args.dilation is not None and (args.kvmcost == "off" or args.dilation < 1):
         parser.error("--dilation needs --kvmcost and a D of at least 1")
-    if getattr(args, "guest_clock", "dilated") != "dilated" and args.kvmcost == "off":
+    if not hasattr(args, "guest_clock"):
+        return
+    if args.guest_clock is not None and args.kvmcost == "off":
         parser.error(f"--guest-clock {args.guest_clock} needs --kvmcost")
+    if args.guest_clock is None:
+        import kvmcost
+        args.guest_clock = "wall" if args.kvmcost == "off" else kvmcost.DEFAULT_GUEST_CLOCK
 
 
 def add_w_list(parser, default, what="batching delays W"):

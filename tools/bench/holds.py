@@ -148,7 +148,7 @@ def summary(before, after):
 
 
 def measure(w_us, phase, seconds, accel, workdir, cost_model, pin_vcpu=False, dilation=None,
-            guest_clock="dilated"):
+            guest_clock=kvmcost.DEFAULT_GUEST_CLOCK):
     prepare()
     driver = NomBenchDriver(accel)
     driver.kvmcost_name = cost_model

@@ -59,7 +59,7 @@ class LabDriver(GuestDriver):
     # What the dilated guest clock counts (kvmcost.GUEST_CLOCKS): wall time, the vCPU
     # thread's CPU time or the guest's instructions while it runs (--guest-clock of the runner,
     # tools/profile/sweep.py and tools/bench/holds.py).
-    guest_clock = "dilated"
+    guest_clock = kvmcost.DEFAULT_GUEST_CLOCK
     # The load's client (loadgen.phase): the paper's tools, memcaslap, wrk and NPtcp.
     client = "paper"
     # Whether the guest's vCPU thread gets a host CPU of its own, and the harness, the load

@@ -16,6 +16,7 @@ pass's (never below one), and says what it cut.
 """
 from dataclasses import asdict, dataclass, field, replace
 
+from kvmcost import DEFAULT_GUEST_CLOCK, GUEST_CLOCKS
 from priceprovider import DEFAULT_PORT
 
 APPS = ("memcached", "nhttpd", "netpipe")
@@ -107,6 +108,12 @@ class Plan:
     # (load detection, exploration) take the share of a phase they would take on a hardware
     # host; with "wall" they take D times that share. The stock-QEMU pass has no D: wall.
     phase_clock: str = "wall"
+    # What every guest's clock counts under the exit-cost model (kvmcost.GUEST_CLOCKS, the
+    # runner's --guest-clock): "insn" (kvmcost.DEFAULT_GUEST_CLOCK), the guest's instructions
+    # while it runs (tools/kvmcost README "The instruction clock"), where the host's stalls pass
+    # in no guest's time and each phase is valued at its window's measured dilation
+    # (kvmmodel.valuation_d); "dilated" (wall time / D), as every folder before the option.
+    guest_clock: str = DEFAULT_GUEST_CLOCK
     # Whether each guest's vCPU thread runs on a host CPU of its own and everything else (the
     # harness, the load generators, QEMU's other threads) on the rest (tools/nomvm/placement.py:
     # the host's scheduler then never stops the guest for them, as on a KVM host with
@@ -129,6 +136,9 @@ class Plan:
         for g in self.guests:
             if g not in GUESTS:
                 raise ValueError(f"unknown guest {g!r} (one of {', '.join(GUESTS)})")
+        if self.guest_clock not in GUEST_CLOCKS:
+            raise ValueError(f"unknown guest clock {self.guest_clock!r} (one of "
+                             f"{', '.join(GUEST_CLOCKS)})")
         if self.phase_clock not in PHASE_CLOCKS:
             raise ValueError(f"unknown phase clock {self.phase_clock!r} (one of "
                              f"{', '.join(PHASE_CLOCKS)})")

@@ -99,6 +99,8 @@ class Report:
         self.machine = self.res.read_json("machine.json")
         self.plan = self.res.read_json("plan.json")
         self.a = Analysis(self.res.records(), self.plan)
+        # Whether the guests' clocks were the instruction clock (plan.py, Plan.guest_clock).
+        self.insn_clock = self.plan.get("guest_clock") == "insn"
         self.apps = [a for a in APPS if a in self.plan["apps"]]
         self.guests = [g for g in GUESTS if g in self.plan["guests"]]
         self.lines = []
@@ -349,8 +351,11 @@ class Report:
         if self.a.kvm:
             self.out("Under the exit-cost model a run's profit is valued in KVM-equivalent "
                      "figures (throughput x D, latency and jitter / D: the dilated model of "
-                     "tools/experiment/kvmmodel.py, modelled, not measured), over the run's "
-                     "own wall-clock phases: the units in which every guest's dilated clock, "
+                     "tools/experiment/kvmmodel.py, modelled, not measured; "
+                     + ("D each phase's measured wall over guest time, d_window, on the "
+                        "instruction clock" if self.insn_clock else "D the pass's") +
+                     "), over the run's "
+                     "own wall-clock phases: the units in which every guest's clock, "
                      "nom's controller and the SLO work. The profit of the raw TCG figures "
                      "is in `profit.csv` (`*_raw`) and in the table below each figure.", "")
         elif self.machine["accel"] == "tcg":
@@ -414,13 +419,21 @@ class Report:
                   "the host: tools/experiment/calibration.py)" if one_d else
                   f"the time dilation D, measured at each boot, was {fmt_stat(ds)} over the "
                   "phases")
+        clock = (" Every guest's clock was the instruction clock (`--guest-clock insn`, "
+                 "tools/kvmcost README \"The instruction clock\"): its time is its instructions "
+                 "at one host cycle each plus each charged cost, and wall time / D only while "
+                 "it halts, so TCG's speed on each guest's code (D_insn, which differs from "
+                 "one guest to another) and the host's stalls are in no guest's time; D paces the "
+                 "stalls and the halts, and each phase is valued at its window's measured "
+                 "dilation (d_window, the column below)." if self.insn_clock else "")
         self.out(f"Exit-cost model: {self.plan.get('kvmcost')} (cost file "
-                 f"{', '.join(f'`{c}`' for c in costs)}); {d_text}. Every guest ran alike on that "
+                 f"{', '.join(f'`{c}`' for c in costs)}); {d_text}.{clock} Every guest ran "
+                 "alike on that "
                  "QEMU: each exit-equivalent charged its hardware-KVM cost x D. Figures are "
                  "raw (as measured, dilated) unless marked KVM-equivalent (throughput x D, "
                  "latency / D: tools/experiment/kvmmodel.py says what this leaves out); the "
                  "section \"Raw and KVM-equivalent\" puts them side by side. "
-                 + ("" if one_d else
+                 + ("" if one_d or self.insn_clock else
                     f"KVM-equivalent figures and profit are valued at one D for every run, "
                     f"{self.a.value_d:.3f}, the reference calibration's (below): a boot's own "
                     "D is a few seconds' calibration that does not track how fast its run "
@@ -456,25 +469,29 @@ class Report:
         self.out(text, "")
 
     def booted_builds(self):
-        """Whether every nom run booted the same ELFs (nom_driver.py records their sha256):
-        a folder is one build's measurement, and a run that booted another is not of it."""
-        groups = {}
+        """Whether every nom run booted the same build (nom_driver.py records the sha256 of each
+        ELF it boots): a folder is one build's measurement, and a run that booted another is
+        not of it. ELF by ELF, as the runner checks (runner.booted_elfs): each application's
+        runs boot its own ELF, so runs of two applications share only the kernel's."""
+        digests, runs = {}, 0
         for r in self.a.ok:
             elfs = ((r.get("info") or {}).get("image") or {}).get("elf_sha256")
-            if elfs:
-                key = tuple(sorted(elfs.items()))
-                groups.setdefault(key, []).append(
+            runs += bool(elfs)
+            for path, digest in (elfs or {}).items():
+                digests.setdefault(path, {}).setdefault(digest, []).append(
                     f"{r['app']}/{r['guest']}-{r['variant']['name']}/run{r['run']}")
-        if len(groups) == 1:
-            (key, runs), = groups.items()
-            self.out(f"Booted builds: every one of the {len(runs)} nom run(s) that recorded its "
-                     f"ELFs' sha256 booted the same {len(key)} ELF(s).", "")
-        elif groups:
-            parts = [f"{len(runs)} run(s) booted {', '.join(f'{n} {h[:12]}' for n, h in key)}"
-                     f" ({'; '.join(runs[:4])}{', ...' if len(runs) > 4 else ''})"
-                     for key, runs in sorted(groups.items(), key=lambda kv: -len(kv[1]))]
-            self.out(f"**Booted builds: the nom runs booted {len(groups)} different sets of "
-                     "ELFs** (set the minority aside, disturbed/): " + "; ".join(parts) + ".", "")
+        differ = {path: by for path, by in digests.items() if len(by) > 1}
+        if digests and not differ:
+            self.out(f"Booted builds: every one of the {runs} nom run(s) that recorded its "
+                     f"ELFs' sha256 booted the same build of each of its ELFs "
+                     f"({len(digests)} ELF(s) in all).", "")
+        for path, by in sorted(differ.items()):
+            parts = [f"{len(names)} run(s) booted {path} {digest[:12]}"
+                     f" ({'; '.join(names[:4])}{', ...' if len(names) > 4 else ''})"
+                     for digest, names in sorted(by.items(), key=lambda kv: -len(kv[1]))]
+            self.out(f"**Booted builds: the nom runs booted {len(by)} different builds of "
+                     f"{path}** (set the minority aside, disturbed/): " + "; ".join(parts) + ".",
+                     "")
 
     def host_speed_check(self):
         """How much of the measured phases ran on a slow host (hostspeed.py: the calibration
@@ -547,18 +564,22 @@ class Report:
         passes only)."""
         if not any(d.get("dilation") for r in self.a.ok for d in r["derived"].values()):
             return
+        valued = ("the phase's measured wall over guest time (d_window, the instruction "
+                  "clock)" if self.insn_clock else "the pass's valuation D (see the exit-cost "
+                  "model above)")
         self.out("## Raw and KVM-equivalent, side by side", "",
                  "Raw: as measured on the exit-cost QEMU (dilated by D, the column: each "
                  "boot's own); KVM-equivalent: throughput x D and latency / D of the same runs, "
-                 "D the pass's valuation D (see the exit-cost model above); projected: "
+                 f"D {valued}; projected: "
                  "instructions x "
                  "CPI / f + the ledger's exit cost per request (kvmmodel.py).", "",
-                 "| app | OS | phase | D | ops/s raw | ops/s KVM-eq | latency us raw | "
-                 "latency us KVM-eq | projected us/req |", "|---|---|---|---|---|---|---|---|---|")
+                 "| app | OS | phase | D | d_window | ops/s raw | ops/s KVM-eq | "
+                 "latency us raw | latency us KVM-eq | projected us/req |",
+                 "|---|---|---|---|---|---|---|---|---|---|")
         for app, g, v, label, phase in self.every_phase():
             cells = [self.stat(app, g, v, phase, k) for k in
-                     ("dilation", "ops_s", "ops_s_kvm", "latency_us", "latency_kvm_us",
-                      "projected_us_per_req")]
+                     ("dilation", "d_window", "ops_s", "ops_s_kvm", "latency_us",
+                      "latency_kvm_us", "projected_us_per_req")]
             self.out(f"| {app} | {label} | {phase} | " + " | ".join(cells) + " |")
         self.out("")
 

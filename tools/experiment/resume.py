@@ -27,7 +27,7 @@ PLAN_FIELDS = ("apps", "guests", "w_values", "adaptive", "adaptive_utilities",
                "high_price", "kvmcost", "phase_clock", "pin_vcpu")
 # Fields later plans added, with the value every folder from before them had
 # (apps_without_profile is not a flag, so not in PLAN_FIELDS: a folder keeps its own).
-PLAN_FIELD_DEFAULTS = {"phase_clock": "wall", "pin_vcpu": False,
+PLAN_FIELD_DEFAULTS = {"phase_clock": "wall", "pin_vcpu": False, "guest_clock": "dilated",
                        "apps_without_profile": ("netpipe",)}
 
 

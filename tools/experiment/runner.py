@@ -60,6 +60,7 @@ def parse_args(argv):
                     help="the clock of --duration and --change-at under an exit-cost model: "
                          "wall (the host's) or undilated (the guest's dilated clock: phases "
                          "last D times longer on the wall; plan.py, Plan.phase_clock)")
+    toolflags.add_guest_clock(ap, kvmcost.GUEST_CLOCKS)
     toolflags.add_pin_vcpu(ap)
     ap.add_argument("--change-at", type=float, help="seconds until load and price change "
                     "(default: half the duration)")
@@ -100,6 +101,9 @@ def parse_args(argv):
     args = ap.parse_args(argv)
     args.explicit = {a.split("=")[0] for a in (argv if argv is not None else sys.argv[1:])
                      if a.startswith("--")}
+    stock = args.kvmcost == "off" or (args.quick and "--kvmcost" not in args.explicit)
+    if args.guest_clock is not None and stock:
+        ap.error(f"--guest-clock {args.guest_clock} needs an exit-cost model (--kvmcost)")
     return args
 
 
@@ -113,6 +117,7 @@ def plan_of(args):
         "--duration": ("duration_s", args.duration),
         "--phase-clock": ("phase_clock", args.phase_clock),
         "--pin-vcpu": ("pin_vcpu", args.pin_vcpu),
+        "--guest-clock": ("guest_clock", args.guest_clock or Plan.guest_clock),
         "--w": ("w_values", tuple(float(w) for w in args.w)),
         "--adaptive-modes": ("adaptive_modes",
                              tuple(m for m in args.adaptive_modes.split(",") if m)),
@@ -334,6 +339,7 @@ def run_pass(todo, p, plan, guests, res, progress, deadline=None, reference=None
         driver.kvmcost_name = p.kvmcost  # LabDriver's; a MissingDriver ignores them
         driver.calibration_reference = reference
         driver.pin_vcpu = plan.pin_vcpu
+        driver.guest_clock = plan.guest_clock
         driver.expected_elfs = elfs
     d = dilation.d_of(reference) if reference else None
     for round_ in range(BUSY_ROUNDS + 1):
@@ -466,7 +472,7 @@ def _resolve_plan(args, argv):
 # Flags that shape the plan: --resume takes the folder's plan, and checks these against it.
 PLAN_FLAGS = {"--apps", "--guests", "--runs", "--raw-runs", "--budget-hours", "--adaptive-modes",
               "--duration", "--change-at", "--w", "--no-adaptive", "--prices", "--quick",
-              "--kvmcost", "--phase-clock", "--pin-vcpu"}
+              "--kvmcost", "--phase-clock", "--pin-vcpu", "--guest-clock"}
 
 
 def report_only(folder, readme=None):

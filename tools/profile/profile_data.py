@@ -66,7 +66,7 @@ def kvm_equivalent(profile):
     carries the dilation D its boot ran with (d_mix: the guest ran D times slower than that
     hardware); its requests/s and T are multiplied by D and its latency and jitter divided by
     D, the dilated model of tools/experiment/kvmmodel.py. Why: the SLO (750 us) and the prices
-    are stated for that hardware, and under the exit-cost QEMU's dilated guest clock the
+    are stated for that hardware, and under the exit-cost QEMU's guest clock the
     controller's own measurements are in its time too. Raw TCG latencies (memcached: ~2 ms
     under "many", 0.4 +- 0.7 ms under "single") break the SLO at every W, so the penalty
     utility saw no revenue anywhere and picked the W that serves least (issue 12). A point

@@ -83,7 +83,7 @@ def program_name(app):
 
 
 def sweep(app, w_values, seconds, workdir, repeat=1, log=print, cost_model="off", dilation=None,
-          pin_vcpu=False, guest_clock="dilated"):
+          pin_vcpu=False, guest_clock=kvmcost.DEFAULT_GUEST_CLOCK):
     """Rounds of every W in turn (interleaved, so a drift of the machine spreads over every W
     alike); each point is the median of its rounds. cost_model: the exit-cost model
     (tools/kvmcost; "off" for the stock QEMU); dilation: every boot's D under it (None: each

@@ -8,7 +8,7 @@ import pytest
 
 from experiment import runner
 from experiment.driver import GuestDriver, HostBusy
-from experiment.resume import is_complete
+from experiment.resume import is_complete, plan_from_json
 
 pytestmark = pytest.mark.unit
 
@@ -172,6 +172,23 @@ def test_an_unpinned_folder_is_not_resumed_pinned(fake, tmp_path, capsys, monkey
     capsys.readouterr()
     assert runner.main(PLAN_ARGS + ["--pin-vcpu", "--resume", out]) == 2
     assert "pin_vcpu: the folder's False, not True" in capsys.readouterr().err
+
+
+def test_the_guest_clock_is_part_of_the_plan_and_older_folders_ran_dilated():
+    on_skylake = [a if a != "off" else "skylake" for a in PLAN_ARGS]
+    plan = runner.plan_of(runner.parse_args(on_skylake + ["--guest-clock", "insn"]))
+    assert plan.guest_clock == "insn" and plan.to_json()["guest_clock"] == "insn"
+    stored = plan.to_json()
+    del stored["guest_clock"]  # a plan.json from before the option
+    assert plan_from_json(stored).guest_clock == "dilated"
+
+
+def test_a_guest_clock_without_an_exit_cost_model_is_a_usage_error(capsys):
+    for flags in (["--kvmcost", "off"], ["--quick"]):
+        with pytest.raises(SystemExit) as e:
+            runner.parse_args(flags + ["--guest-clock", "insn"])
+        assert e.value.code == 2
+        assert "--guest-clock insn needs an exit-cost model" in capsys.readouterr().err
 
 
 def test_pinning_on_a_host_of_one_cpu_is_refused(fake, tmp_path, capsys, monkeypatch):

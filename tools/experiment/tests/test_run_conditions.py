@@ -121,10 +121,29 @@ def test_report_tells_runs_that_booted_another_build(tmp_path):
     with open(write_report(str(folder))) as f:
         text = f.read()
     line = next(x for x in text.splitlines() if "Booted builds" in x)
-    assert "booted 2 different sets of ELFs" in line
+    assert "booted 2 different builds of apps/memcached/memcached.elf" in line
     assert f"{len(oks) - 1} run(s) booted apps/memcached/memcached.elf bbbbbbbbbbbb" in line
     assert line.startswith("**Booted builds")
     assert "1 run(s) booted apps/memcached/memcached.elf cccccccccccc" in line
+    assert "kernel/nom.elf" not in line  # one build of it
+
+
+def test_runs_of_two_applications_booting_their_own_elfs_are_one_build(tmp_path):
+    """Each application's runs boot its own ELF: only the ELFs they share (the kernel) must
+    agree (the folder of 2026-12-03's pilot was told, wrongly, of 2 different sets)."""
+    folder = tmp_path / "r"
+    shutil.copytree(FIXTURE, folder)
+    oks = [(p, json.loads(p.read_text())) for p in sorted((folder / "raw").glob("*/*/run*.json"))]
+    oks = [(p, r) for p, r in oks if r["status"] == "ok"]
+    for i, (path, record) in enumerate(oks):
+        app = "nhttpd" if i % 2 else "memcached"
+        record["info"].setdefault("image", {})["elf_sha256"] = {
+            "kernel/nom.elf": "aa" * 32, f"apps/{app}/{app}.elf": ("dd" if i % 2 else "ee") * 32}
+        path.write_text(json.dumps(record))
+    write_tables(str(folder))
+    with open(write_report(str(folder))) as f:
+        line = next(x for x in f.read().splitlines() if "Booted builds" in x)
+    assert line.startswith("Booted builds: every one of the") and "3 ELF(s) in all" in line
 
 
 def test_series_says_when_each_sample_was_taken():
