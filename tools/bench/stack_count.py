@@ -13,8 +13,12 @@ host gcc at -O2 as the guest builds them, under a fake driver and a fake libnom
 (net/tests/fake), which are counted apart and left out of the stack's figure. Not the guest's
 figure, which tools/bench/per_request.py and insn_profile.py count under TCG with the driver,
 libnom and newlib's memcpy (glibc's here); what this adds is a count that the machine's speed
-and load do not move, taken in seconds: a change to net/ is measured before and after at any
-time, beside an experiment too (run it under `chrt --idle 0` there).
+and load barely move, taken in seconds: a change to net/ is measured before and after at any
+time, beside an experiment too (run it under `chrt --idle 0` there). lwIP's and the copies'
+counts do not move at all; the driving loop's, the socket layer's and the fakes' do, as their
+idle path runs once more whenever the client's next request has not arrived yet: with three
+busy loops beside it the stack's figure per round trip read 3,008-3,141 against 3,181-3,202 on
+the idle host (2026-12-03), so compare figures taken under the same load.
 
 Writes OUTPUT/stack-count.json (per round trip: the stack's instructions, each group's, the
 top functions) and prints them. Needs valgrind (tools/bootstrap.sh installs it).

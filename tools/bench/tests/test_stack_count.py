@@ -24,12 +24,15 @@ def counted(tmp_path_factory):
 
 
 def test_a_round_trip_costs_the_same_however_many_are_counted(counted):
-    """The count is of the rounds alone (not set-up, warm-up or close), and instructions, not
-    time: twice the round trips give the same per round trip, within the lwIP timers' share
-    (they run by the wall clock)."""
-    a, b = counted[300]["stack"], counted[600]["stack"]
-    assert 1000 < a < 20000
-    assert abs(a - b) / a < 0.02
+    """The count is of the rounds alone (not set-up, warm-up or close): twice the round trips
+    give the same lwIP and copy instructions per round trip, within lwIP's wall-clock timers'
+    share. Not the whole stack's figure: the driving loop, the socket layer's waits and the
+    fakes run their idle path once more whenever the next request has not arrived yet, which
+    the peer's timing decides (a loaded host moved it 4 %, stack_count.py says)."""
+    assert 1000 < counted[300]["stack"] < 20000
+    for group in ("lwIP", stack_count.COPIES):
+        a, b = counted[300]["groups"][group], counted[600]["groups"][group]
+        assert abs(a - b) / a < 0.02, (group, a, b)
 
 
 def test_the_stack_is_split_from_the_fakes_and_copies_by_caller(counted):
