@@ -349,13 +349,12 @@ class Report:
                  f"{self.a.params.bonus_unit_us:g} us, X {self.a.params.x:g}, "
                  f"L0 {self.a.params.l0_us:g} us).", "")
         if self.a.kvm:
+            d_is = ("each phase's measured wall over guest time, d_window, on the instruction "
+                    "clock" if self.insn_clock else "the pass's")
             self.out("Under the exit-cost model a run's profit is valued in KVM-equivalent "
                      "figures (throughput x D, latency and jitter / D: the dilated model of "
-                     "tools/experiment/kvmmodel.py, modelled, not measured; "
-                     + ("D each phase's measured wall over guest time, d_window, on the "
-                        "instruction clock" if self.insn_clock else "D the pass's") +
-                     "), over the run's "
-                     "own wall-clock phases: the units in which every guest's clock, "
+                     f"tools/experiment/kvmmodel.py, modelled, not measured; D {d_is}), over "
+                     "the run's own wall-clock phases: the units in which every guest's clock, "
                      "nom's controller and the SLO work. The profit of the raw TCG figures "
                      "is in `profit.csv` (`*_raw`) and in the table below each figure.", "")
         elif self.machine["accel"] == "tcg":
@@ -420,19 +419,19 @@ class Report:
                   f"the time dilation D, measured at each boot, was {fmt_stat(ds)} over the "
                   "phases")
         clock = (" Every guest's clock was the instruction clock (`--guest-clock insn`, "
-                 "tools/kvmcost README \"The instruction clock\"): its time is its instructions "
-                 "at one host cycle each plus each charged cost, and wall time / D only while "
-                 "it halts, so TCG's speed on each guest's code (D_insn, which differs from "
-                 "one guest to another) and the host's stalls are in no guest's time; D paces the "
-                 "stalls and the halts, and each phase is valued at its window's measured "
-                 "dilation (d_window, the column below)." if self.insn_clock else "")
+                 "tools/kvmcost README \"The instruction clock\"): its time is its "
+                 "instructions at one host cycle each plus each charged cost, and wall time / D "
+                 "only while it halts, so TCG's speed on each guest's code (D_insn, which "
+                 "differs from one guest to another) and the host's stalls are in no guest's "
+                 "time; D paces the stalls and the halts, and each phase is valued at its "
+                 "window's measured dilation (d_window, the column below)."
+                 if self.insn_clock else "")
         self.out(f"Exit-cost model: {self.plan.get('kvmcost')} (cost file "
                  f"{', '.join(f'`{c}`' for c in costs)}); {d_text}.{clock} Every guest ran "
-                 "alike on that "
-                 "QEMU: each exit-equivalent charged its hardware-KVM cost x D. Figures are "
-                 "raw (as measured, dilated) unless marked KVM-equivalent (throughput x D, "
-                 "latency / D: tools/experiment/kvmmodel.py says what this leaves out); the "
-                 "section \"Raw and KVM-equivalent\" puts them side by side. "
+                 "alike on that QEMU: each exit-equivalent charged its hardware-KVM cost x D. "
+                 "Figures are raw (as measured, dilated) unless marked KVM-equivalent "
+                 "(throughput x D, latency / D: tools/experiment/kvmmodel.py says what this "
+                 "leaves out); the section \"Raw and KVM-equivalent\" puts them side by side. "
                  + ("" if one_d or self.insn_clock else
                     f"KVM-equivalent figures and profit are valued at one D for every run, "
                     f"{self.a.value_d:.3f}, the reference calibration's (below): a boot's own "
@@ -570,9 +569,8 @@ class Report:
         self.out("## Raw and KVM-equivalent, side by side", "",
                  "Raw: as measured on the exit-cost QEMU (dilated by D, the column: each "
                  "boot's own); KVM-equivalent: throughput x D and latency / D of the same runs, "
-                 f"D {valued}; projected: "
-                 "instructions x "
-                 "CPI / f + the ledger's exit cost per request (kvmmodel.py).", "",
+                 f"D {valued}; projected: instructions x CPI / f + the ledger's exit cost "
+                 "per request (kvmmodel.py).", "",
                  "| app | OS | phase | D | d_window | ops/s raw | ops/s KVM-eq | "
                  "latency us raw | latency us KVM-eq | projected us/req |",
                  "|---|---|---|---|---|---|---|---|---|---|")
