@@ -198,7 +198,7 @@ class LabDriver(GuestDriver):
             fig["kvmcost"] = {k: self.kvmcost[k] for k in ("name", "dilation", "calibration",
                                                            "clock")}
             # The dilation the guest ran at in this window, measured by its own clock: on the
-            # instruction clock, the D its KVM-equivalent figures take (kvmmodel.window_d).
+            # instruction clock, the D its KVM-equivalent figures take (kvmmodel.valuation_d).
             fig["kvmcost"]["d_window"] = fig["counters"].get("d_window")
         if not fig["ops"]:  # figures of no request at all are not figures
             fig["latency_us"] = {k: None for k in ("mean", "p50", "p99", "stddev")}
