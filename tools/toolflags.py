@@ -40,7 +40,7 @@ def settle_dilation(args, tool):
     from experiment import calibration
     from kvmcost import dilation
     ref = calibration.measure_reference(args.kvmcost)
-    args.dilation = max(1.0, dilation.d_of(ref))
+    args.dilation = dilation.boot_d(ref)
     print(f"{tool}: every boot at D = {args.dilation:.2f}, each side's fastest of "
           f"{calibration.REFERENCE_RUNS} calibrations now (--dilation D sets it)",
           file=sys.stderr, flush=True)

@@ -170,7 +170,7 @@ def model(name, dilation=None, reference=None, clock=DEFAULT_GUEST_CLOCK):
         calibration = dil.calibrate(qemu, reference=reference)
         # With a reference the run runs at its D, the same for every run of an experiment's
         # pass; its own calibration only tells a busy host (tools/experiment/calibration.py).
-        dilation = max(1.0, dil.d_of(reference) if reference else calibration["d_mix"])
+        dilation = dil.boot_d(reference or calibration)
     setting = {"name": name, "cost_file": cost_file, "dilation": float(dilation),
                "calibration": calibration, "qemu": qemu, "clock": clock}
     if clock == "insn":

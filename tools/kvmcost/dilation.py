@@ -106,6 +106,12 @@ def d_of(calibration):
     return calibration["tcg_ticks"] / calibration["native_ticks"]
 
 
+def boot_d(calibration):
+    """The D a boot runs at by a calibration or reference: its D_mix, never below 1 (where
+    TCG ran the mix as fast as the host, the guest's time still does not run ahead of it)."""
+    return max(1.0, d_of(calibration))
+
+
 def slower_than(calibration, reference):
     """Why `calibration` looks disturbed against `reference` (both with "native_ticks" and
     "tcg_ticks"), or None when both sides are within their tolerance."""

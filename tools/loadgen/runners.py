@@ -32,13 +32,18 @@ def build():
 
 
 def _run_tool(lab, args, seconds, workdir, name):
-    """Runs args in the lab with a generous timeout; saves stdout+stderr to workdir/name."""
+    """Runs args in the lab with a generous timeout; saves stdout+stderr to workdir/name, also
+    what a tool that did not end printed until it was killed."""
     os.makedirs(workdir, exist_ok=True)
+    raw = os.path.join(workdir, name)
     try:
         r = lab.run(args, timeout=seconds * 3 + 60)
-    except subprocess.TimeoutExpired:
-        raise LoadError(f"{shlex.join(args)} did not end in {seconds * 3 + 60} s") from None
-    raw = os.path.join(workdir, name)
+    except subprocess.TimeoutExpired as e:
+        printed = (e.output or "") + (e.stderr or "")
+        with open(raw, "w") as f:
+            f.write(printed)
+        raise LoadError(f"{shlex.join(args)} did not end in {seconds * 3 + 60} s; its last "
+                        f"output ({raw}):\n{printed[-600:]}") from None
     with open(raw, "w") as f:
         f.write(r.stdout + r.stderr)
     if r.returncode != 0:

@@ -142,7 +142,8 @@ class NetLab:
 
     def run(self, args, timeout=None, **kwargs):
         """Runs args inside the namespace to its end; returns CompletedProcess (text output).
-        On timeout the process is killed and subprocess.TimeoutExpired raised."""
+        On timeout the process is killed and subprocess.TimeoutExpired raised, with what it
+        printed until then as its output and stderr (a hung client's last lines say where)."""
         kwargs.setdefault("capture_output", True)
         kwargs.setdefault("text", True)
         if kwargs.pop("capture_output"):
@@ -151,8 +152,9 @@ class NetLab:
         proc = self.popen(args, **kwargs)
         try:
             out, err = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
+        except subprocess.TimeoutExpired as e:
             _kill(proc)
+            e.output, e.stderr = proc.communicate()
             raise
         finally:
             if proc.poll() is not None and proc in self.procs:

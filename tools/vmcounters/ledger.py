@@ -29,7 +29,7 @@ LABELS = {"kick": "kicks", "mmio": "MMIO", "pio": "PIO", "lapic_eoi": "EOIs",
 
 def figures(a, b, requests, seconds):
     """{"by_kind": {kind: {"count", "per_s", "per_req", "ns_per_req"}}, "exits_per_req",
-    "irqs_per_req", "exit_ns_per_req", "exits_s", "irqs_s", "dilation", "d_window", "clock",
+    "irqs_per_req", "exit_ns_per_req", "exits_s", "irqs_s", "dilation", "d_window",
     "cost_file"} between ledgers a and b (tools/kvmcost.read_ledger dicts, b later)."""
     n, s = max(requests, 1), seconds if seconds > 0 else None
     by_kind = {}
@@ -45,4 +45,4 @@ def figures(a, b, requests, seconds):
             "exit_ns_per_req": sum(v["ns_per_req"] for v in by_kind.values()),
             "exits_s": exits / s if s else None, "irqs_s": irqs / s if s else None,
             "dilation": b.get("dilation"), "d_window": kvmcost.window_dilation(a, b),
-            "clock": b.get("clock"), "cost_file": b.get("cost_file")}
+            "cost_file": b.get("cost_file")}

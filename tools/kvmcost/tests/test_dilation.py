@@ -54,6 +54,12 @@ def test_only_a_side_slower_than_its_tolerance_counts_as_a_busy_host():
         {"native_ticks": 1208, "tcg_ticks": 5000}, REF)
 
 
+@pytest.mark.unit
+def test_a_boot_runs_at_the_mixes_ratio_and_never_faster_than_the_host():
+    assert dilation.boot_d(REF) == 5.0
+    assert dilation.boot_d({"native_ticks": 1000, "tcg_ticks": 800}) == 1.0
+
+
 def fake_mixes(monkeypatch, native, tcg):
     """calibrate() on fixed sequences of fastest ticks, without building or booting."""
     native, tcg, sleeps = list(native), list(tcg), []

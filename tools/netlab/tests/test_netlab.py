@@ -73,6 +73,15 @@ def test_timeout_kills_the_process():
         assert lab.procs == [] or all(p.poll() is not None for p in lab.procs)
 
 
+def test_a_tool_that_does_not_end_keeps_what_it_printed():
+    # The experiment's NPtcp session that hung left no line of its own to say where it stopped.
+    with netlab.NetLab() as lab:
+        with pytest.raises(subprocess.TimeoutExpired) as e:
+            lab.run(["sh", "-c", "echo starting the main loop; echo waiting >&2; sleep 300"],
+                    timeout=1)
+    assert (e.value.output, e.value.stderr) == ("starting the main loop\n", "waiting\n")
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_signal_to_the_tool_removes_everything(tmp_path, sig):
     script = textwrap.dedent(f"""
