@@ -154,7 +154,10 @@ class NetLab:
             out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired as e:
             _kill(proc)
-            e.output, e.stderr = proc.communicate()
+            try:  # what it printed; a child of its own session may still hold the pipes
+                e.output, e.stderr = proc.communicate(timeout=5)
+            except subprocess.TimeoutExpired:
+                e.output = e.stderr = None  # not the first wait's bytes beside text elsewhere
             raise
         finally:
             if proc.poll() is not None and proc in self.procs:

@@ -89,6 +89,25 @@ def test_kvm_equivalent_throughput_is_raw_times_the_pass_valuation_d(folder):
     assert cells(row(lines, "memcached", FIGURES[0]))[0] == fmt(many["ops"] / many["seconds"])
 
 
+def test_on_the_instruction_clock_each_phase_is_valued_at_its_own_d_window(folder):
+    # kvmmodel.valuation_d: the window's measured wall over guest time, not the pass's D; the
+    # table's first line says so (it said "x D" with the pass's D, which valued nothing there).
+    plan_path = os.path.join(folder, "plan.json")
+    plan = json.load(open(plan_path))
+    json.dump(dict(plan, guest_clock="insn"), open(plan_path, "w"))
+    for i, path in enumerate(sorted(glob.glob(os.path.join(folder, "raw", "*", "*", "run*.json")))):
+        rec = json.load(open(path))
+        for phase in (rec.get("phases") or {}).values():
+            if phase.get("kvmcost"):
+                phase["kvmcost"].update(clock="insn", d_window=6.0 + i % 3)
+        json.dump(rec, open(path, "w"))
+    many = record(folder, "memcached", "nom-adaptive")["phases"]["many"]
+    lines = summary.table(folder)
+    assert "on the instruction clock: KVM-equivalent = raw throughput × d_window" in lines[0]
+    assert cells(row(lines, "memcached", FIGURES[1]))[0] == fmt(
+        many["ops"] / many["seconds"] * many["kvmcost"]["d_window"])
+
+
 def test_a_folder_with_runs_missing_says_so(folder):
     assert not any("Incomplete" in line for line in summary.table(folder))
     os.remove(os.path.join(folder, "raw", "nhttpd", "linux-nginx", "run1.json"))
