@@ -44,10 +44,10 @@ def _dilation(report, key="dilation"):
     return stats([d.get(key) for r in report.a.ok for d in r["derived"].values()])
 
 
-def _valuation(report, kvm):
-    """The sentence that says how the KVM-equivalent figures were valued: by the pass's D, or
-    on the instruction clock by each phase's own d_window (kvmmodel.valuation_d)."""
-    d = _dilation(report)
+def _valuation(report, kvm, d):
+    """The sentence that says how the KVM-equivalent figures were valued: by the pass's D (d:
+    its _dilation), or on the instruction clock by each phase's own d_window
+    (kvmmodel.valuation_d)."""
     if not d[2]:
         return " Stock QEMU: raw TCG figures only, no KVM-equivalent ones."
     if report.insn_clock:
@@ -64,13 +64,14 @@ def table(folder):
     """The Markdown lines of the summary of the results folder."""
     rep = Report(folder)
     m, plan = rep.machine, rep.plan
+    d = _dilation(rep)  # no phase with a D: no cost model, no KVM-equivalent figures
     kvm = plan.get("kvmcost", "off")
     lines = [f"From `{_shown(folder)}`: accelerator **{m['accel'].upper()}** ({m['cpu_model']}, "
              f"{m['cpus']} CPUs; {m['qemu']}), measured {m['date_utc'][:10]} at commit "
              f"{m['commit']}{' (work tree modified)' if m['dirty'] else ''}; "
              f"{plan['runs']} run(s) of {fmt(plan['duration_s'])} s per cell, load *many* then "
              f"*single*, price {plan['schedule_text']} $/Gbit."
-             + _valuation(rep, kvm)
+             + _valuation(rep, kvm, d)
              + " Values: mean ± sample SD (n = runs when not all). nom is its adaptive "
              "variant (each profit row: the run that adapted for that utility function) unless "
              "the app's label says otherwise. Full report: its `report.md`.", ""]
@@ -83,7 +84,6 @@ def table(folder):
         lines += [f"**Incomplete:** {runs} planned run(s) of {len(gaps)} cell(s) are not in "
                   "the folder (`run.py --resume` continues it); see its report.", ""]
     labels = _columns(rep)
-    valued = _dilation(rep)[2]  # KVM-equivalent rows only where phases ran under a cost model
     lines += ["| app | figure | " + " | ".join(labels) + " |",
               "|---|---|" + "---|" * len(labels)]
     for app in rep.apps:
@@ -92,7 +92,7 @@ def table(folder):
         for title, phase, name, kvm_name in ROWS:
             lines.append(_row(rep, app_label, title, cols, labels,
                               lambda g, v: rep.stat(app, g, v, phase, name)))
-            if kvm_name and valued:
+            if kvm_name and d[2]:
                 lines.append(_row(rep, app_label, title.replace(" (", ", KVM-equivalent ("),
                                   cols, labels,
                                   lambda g, v: rep.stat(app, g, v, phase, kvm_name)))
