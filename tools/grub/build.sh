@@ -27,20 +27,14 @@ jobs=${GRUB_JOBS:-2}
 CONFIGURE_FLAGS=(--with-platform=pc --disable-werror --disable-grub-emu-usb TARGET_CC=gcc)
 
 die() { echo "grub: $*" >&2; exit 1; }
+. "$top/tools/deps/debian_source.sh"
 
-version=$(awk '$1 == "grub2" { print $2 }' "$top/tools/deps/debian-sources.txt")
-[ -n "$version" ] || die "no grub2 line in tools/deps/debian-sources.txt"
-[ -f "$pristine/.fetched-$version" ] && [ -f "$pristine/debian/patches/series" ] ||
-  die "missing Debian source package grub2 $version in $pristine: run tools/bootstrap.sh (make bootstrap)"
-for tool in autoreconf autopoint bison flex python3 patch cc; do
-  command -v "$tool" >/dev/null || die "missing $tool: run tools/bootstrap.sh (tools/deps/debian-packages.txt)"
-done
+version=$(debian_source_version grub2 "$pristine")
+require_commands autoreconf autopoint bison flex python3 patch cc
 
 patches=("$here"/patches/*.patch)
 [ -e "${patches[0]}" ] || patches=()
-key=$( { echo "grub2 $version"; printf '%s\n' "${CONFIGURE_FLAGS[@]}"
-         for p in "${patches[@]}"; do echo "== $(basename "$p")"; cat "$p"; done; } |
-       sha256sum | cut -c1-16)
+key=$( { echo "grub2 $version"; printf '%s\n' "${CONFIGURE_FLAGS[@]}"; } | build_key "${patches[@]}")
 
 complete() {  # $1 holds a finished build: i386-pc/ and bin/grub-mkimage
   [ -f "$1/i386-pc/kernel.img" ] && [ -x "$1/bin/grub-mkimage" ]
@@ -68,15 +62,10 @@ src=$out/src
 if [ "$(cat "$src/.key" 2>/dev/null)" != "$key" ]; then
   echo "grub: unpacking grub2 $version with Debian's patch series and ours into $src"
   rm -rf "$src" "$src.tmp" "$out/obj"
-  cp -a "$pristine" "$src.tmp"
-  grep -v '^\s*#' "$src.tmp/debian/patches/series" | grep -v '^\s*$' | while read -r p; do
-    patch -d "$src.tmp" -p1 -s -f --no-backup-if-mismatch -r - < "$src.tmp/debian/patches/$p" ||
-      die "Debian patch $p does not apply to $pristine: re-run tools/bootstrap.sh"
-  done
+  copy_with_debian_series "$pristine" "$src.tmp"
   for p in "${patches[@]}"; do
     echo "grub: applying $(basename "$p")"
-    patch -d "$src.tmp" -p1 -s -f --no-backup-if-mismatch -r - < "$p" ||
-      die "tools/grub/patches/$(basename "$p") does not apply to grub2 $version: fix the patch"
+    apply_our_patch "$src.tmp" "$p" "grub2 $version"
   done
   echo "grub: autogen.sh (log: $src.tmp/autogen.log)"
   (cd "$src.tmp" && PYTHON=python3 ./autogen.sh) > "$src.tmp/autogen.log" 2>&1 ||

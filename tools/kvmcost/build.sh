@@ -33,14 +33,10 @@ CONFIGURE_FLAGS=(
 )
 
 die() { echo "kvmcost: $*" >&2; exit 1; }
+. "$top/tools/deps/debian_source.sh"
 
-version=$(awk '$1 == "qemu" { print $2 }' "$top/tools/deps/debian-sources.txt")
-[ -n "$version" ] || die "no qemu line in tools/deps/debian-sources.txt"
-[ -f "$pristine/.fetched-$version" ] && [ -f "$pristine/debian/patches/series" ] ||
-  die "missing Debian source package qemu $version in $pristine: run tools/bootstrap.sh (make bootstrap)"
-for tool in meson ninja pkg-config cc patch; do
-  command -v "$tool" >/dev/null || die "missing $tool: run tools/bootstrap.sh (tools/deps/debian-packages.txt)"
-done
+version=$(debian_source_version qemu "$pristine")
+require_commands meson ninja pkg-config cc patch
 for lib in glib-2.0 pixman-1 slirp; do
   pkg-config --exists "$lib" || die "missing $lib development files: run tools/bootstrap.sh (tools/deps/debian-packages.txt)"
 done
@@ -48,9 +44,8 @@ done
 
 patches=("$here"/patches/*.patch)
 [ -e "${patches[0]}" ] || patches=()
-key=$( { echo "qemu $version"; printf '%s\n' "${CONFIGURE_FLAGS[@]}"; cat "$here/devices.mak"
-         for p in "${patches[@]}"; do echo "== $(basename "$p")"; cat "$p"; done; } |
-       sha256sum | cut -c1-16)
+key=$( { echo "qemu $version"; printf '%s\n' "${CONFIGURE_FLAGS[@]}"; cat "$here/devices.mak"; } |
+       build_key "${patches[@]}")
 
 if [ -x "$out/qemu-system-x86_64" ] && [ "$(cat "$out/key" 2>/dev/null)" = "$key" ]; then
   echo "kvmcost: $out/qemu-system-x86_64 is up to date ($key)"; exit 0
@@ -68,11 +63,7 @@ src=$out/src
 if [ "$(cat "$src/.debian-applied" 2>/dev/null)" != "$version" ]; then
   echo "kvmcost: unpacking qemu $version with Debian's patch series into $src"
   rm -rf "$src" "$out/obj"
-  cp -a "$pristine" "$src.tmp"
-  grep -v '^\s*#' "$src.tmp/debian/patches/series" | grep -v '^\s*$' | while read -r p; do
-    patch -d "$src.tmp" -p1 -s -f --no-backup-if-mismatch -r - < "$src.tmp/debian/patches/$p" ||
-      die "Debian patch $p does not apply to $pristine: re-run tools/bootstrap.sh"
-  done
+  copy_with_debian_series "$pristine" "$src.tmp"
   cp "$here/devices.mak" "$src.tmp/configs/devices/x86_64-softmmu/nom-kvmcost.mak"
   mkdir "$src.tmp/.kvmcost-applied"
   echo "$version" > "$src.tmp/.debian-applied"
@@ -89,8 +80,7 @@ if ! diff -rq "$applied" "$here/patches" >/dev/null 2>&1; then
   done
   for p in "${patches[@]}"; do
     echo "kvmcost: applying $(basename "$p")"
-    patch -d "$src" -p1 -s -f --no-backup-if-mismatch -r - < "$p" ||
-      die "tools/kvmcost/patches/$(basename "$p") does not apply to qemu $version: fix the patch"
+    apply_our_patch "$src" "$p" "qemu $version"
     cp "$p" "$applied/"
   done
 fi
