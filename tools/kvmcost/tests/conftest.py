@@ -1,5 +1,7 @@
-"""The exit guest (exit_guest.c), built once for the tests that boot it, and a runner that boots
-it on the patched QEMU and plays its handshake (test_ledger.py, test_clock.py)."""
+"""The exit-cost QEMU (skipping, with the fix named, the tests that need it when it is not
+built), the exit guest (exit_guest.c), built once for the tests that boot it, and a runner that
+boots it on the patched QEMU and plays its handshake (test_ledger.py, test_clock.py,
+test_barriers.py)."""
 import mmap
 import os
 import subprocess
@@ -10,12 +12,22 @@ import pytest
 import kvmcost
 import nomvm
 
-READY = 0x52454459  # exit_guest.c
+READY = 0x52454459  # exit_guest.c's handshake words: the guest's, then the host's two
+WORDS = {"GO": 0x474F2121, "CLOCK": 0x434C4F4B}
 MEMORY_MB = 32
 
 
 @pytest.fixture(scope="session")
-def guest():
+def kvmcost_qemu():
+    """The exit-cost QEMU's path; the test skips when it is not built."""
+    if not os.access(kvmcost.QEMU, os.X_OK):
+        pytest.skip(f"{kvmcost.QEMU} not built (make qemu-kvmcost)")
+    return kvmcost.QEMU
+
+
+@pytest.fixture(scope="session")
+def guest(kvmcost_qemu):
+    """The exit guest's ELF; only the exit-cost QEMU runs it."""
     subprocess.run(["make", "-s", "-C", kvmcost.HERE], check=True,
                    env=dict(os.environ, TOP=kvmcost.TOP, BUILD=kvmcost.BUILD))
     return os.path.join(kvmcost.BUILD, "kvmcost", "exit-guest.elf")
@@ -61,7 +73,7 @@ def run_exit_guest(guest, tmp_path):
     boots the exit guest with a modern virtio-net device, shared RAM and `extra` QEMU
     arguments, takes a ledger snapshot at READY, calls before_word(t) if given (t: the
     time.monotonic() at which the host saw READY), writes word
-    (exit_guest.c: GO or CLOCK) and waits for the guest to end."""
+    (a name of WORDS: "GO" or "CLOCK") and waits for the guest to end."""
     def run(word, cost_file=kvmcost.SKYLAKE, extra=(), before_word=None, **kvmcost_args):
         ledger = str(tmp_path / "ledger.json")
         ram_path = tmp_path / "guest-ram"
@@ -80,7 +92,7 @@ def run_exit_guest(guest, tmp_path):
             before = kvmcost.snapshot(ledger, str(tmp_path / "before.json"))
             if before_word:
                 before_word(ready_seen)
-            ram[handshake + 4:handshake + 8] = word.to_bytes(4, "little")
+            ram[handshake + 4:handshake + 8] = WORDS[word].to_bytes(4, "little")
             status = vm.wait_exit(timeout=120)
             memory = bytes(ram)
         stderr = open(os.path.join(vm.workdir, "qemu.stderr")).read()

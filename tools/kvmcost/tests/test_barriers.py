@@ -9,25 +9,19 @@ waiting for, and nom's NIC never received again (tools/kvmcost/README.md, "Barri
 single-threaded TCG"). The exit guest fences before each kick of its clock check, with
 `lock or $0,(%esp)` and MFENCE (exit_guest.c, full_fences); QEMU's log of the TCG ops of the
 guest's own code (-d op, -dfilter on its text) must hold the barrier ops ("mb") they became."""
-import os
 import re
 
 import pytest
 
-import kvmcost
 
 pytestmark = pytest.mark.boot
-
-CLOCK = 0x434C4F4B  # exit_guest.c: the clock check, whose kicks the fences precede
-needs_qemu = pytest.mark.skipif(not os.access(kvmcost.QEMU, os.X_OK),
-                                reason=f"{kvmcost.QEMU} not built (make qemu-kvmcost)")
 
 GUEST_TEXT = "0x100000+0x10000"  # exit-guest.elf's -Ttext (tools/kvmcost/Makefile) and size
 
 
 def barrier_ops(run_exit_guest, tmp_path, clock):
     log = tmp_path / "ops.log"
-    run = run_exit_guest(CLOCK, dilation=2.0, clock=clock,
+    run = run_exit_guest("CLOCK", dilation=2.0, clock=clock,
                          extra=["-d", "op", "-D", str(log), "-dfilter", GUEST_TEXT])
     assert run.status == 1, f"guest exit code {run.status >> 1} (exit_guest.c)\n{run.stderr}"
     ops = log.read_text()
@@ -35,14 +29,12 @@ def barrier_ops(run_exit_guest, tmp_path, clock):
     return len(re.findall(r"^\s*mb\s", ops, re.M))
 
 
-@needs_qemu
 def test_on_the_instruction_clock_both_fences_are_host_barriers(run_exit_guest, tmp_path):
     # Without CF_PARALLEL the locked OR is a load and a store with a barrier on either side,
     # and MFENCE one barrier: three. Stock 7.2 emitted none.
     assert barrier_ops(run_exit_guest, tmp_path, "insn") >= 3
 
 
-@needs_qemu
 def test_on_the_dilated_clock_the_fences_were_barriers_already(run_exit_guest, tmp_path):
     # Multi-threaded TCG: MFENCE is a barrier op, the locked OR a host atomic operation.
     assert barrier_ops(run_exit_guest, tmp_path, "dilated") >= 1

@@ -8,7 +8,6 @@ dilated the kicks take about CLOCK_KICKS x KICK_NS of guest time; with clock=wal
 that. Only ratios of the guest's own clocks are asserted, with bounds far from both outcomes
 (a preempted vCPU thread lengthens what it measures by wall time / D at most: the PIT's 10 ms,
 which gives the TSC rate, too, hence the low bound 0.7); no timing of the machine."""
-import os
 import struct
 import time
 
@@ -20,14 +19,10 @@ from vmcounters import kvmstats
 
 pytestmark = pytest.mark.boot
 
-CLOCK = 0x434C4F4B  # exit_guest.c
 CLOCK_KICKS = 10
 KICK_NS = 5_000_000
 D = 8.0
 PAUSE_S = 2.0
-
-needs_qemu = pytest.mark.skipif(not os.access(kvmcost.QEMU, os.X_OK),
-                                reason=f"{kvmcost.QEMU} not built (make qemu-kvmcost)")
 
 
 @pytest.fixture
@@ -38,7 +33,7 @@ def kick_costs(tmp_path):
 
 
 def clock_check(run_exit_guest, cost_file, clock, **run_args):
-    run = run_exit_guest(CLOCK, cost_file, dilation=D, clock=clock, **run_args)
+    run = run_exit_guest("CLOCK", cost_file, dilation=D, clock=clock, **run_args)
     assert run.status == 1, f"guest exit code {run.status >> 1} (exit_guest.c)\n{run.stderr}"
     pit, lapic, kicks, waited = struct.unpack("<4Q", run.symbol("clock_ticks", 32))
     charged = kvmcost.difference(run.before, run.after)["kick"]
@@ -53,7 +48,6 @@ def clock_check(run_exit_guest, cost_file, clock, **run_args):
             "waited_s": waited / tsc_per_ns / 1e9}
 
 
-@needs_qemu
 def test_with_the_dilated_clock_a_charged_exit_takes_its_cost_of_guest_time(run_exit_guest,
                                                                            kick_costs):
     got = clock_check(run_exit_guest, kick_costs, "dilated")
@@ -70,7 +64,6 @@ def test_with_the_dilated_clock_a_charged_exit_takes_its_cost_of_guest_time(run_
         assert 0.5 <= got["pit"] / (host_hz / 100) <= 2.0, (got, host_hz)
 
 
-@needs_qemu
 def test_with_the_cpu_clock_a_charged_exit_takes_its_cost_of_guest_time(run_exit_guest,
                                                                        kick_costs):
     """clock=cpu (patches/0009): the same source scaled by D, but the vCPU thread's CPU time
@@ -84,7 +77,6 @@ def test_with_the_cpu_clock_a_charged_exit_takes_its_cost_of_guest_time(run_exit
         assert 0.5 <= got["pit"] / (host_hz / 100) <= 2.0, (got, host_hz)
 
 
-@needs_qemu
 @pytest.mark.parametrize("insn_ps", [None, 385], ids=["1ns", "385ps"])
 def test_with_the_instruction_clock_a_charged_exit_takes_exactly_its_cost_of_guest_time(
         run_exit_guest, kick_costs, insn_ps):
@@ -103,7 +95,6 @@ def test_with_the_instruction_clock_a_charged_exit_takes_exactly_its_cost_of_gue
     assert got["guest_ns"] >= CLOCK_KICKS * KICK_NS, got
 
 
-@needs_qemu
 def test_with_the_wall_clock_the_guest_sees_each_charge_dilated(run_exit_guest, kick_costs):
     got = clock_check(run_exit_guest, kick_costs, "wall")
     assert got["kicks_over_cost"] >= D / 2, got
@@ -111,8 +102,6 @@ def test_with_the_wall_clock_the_guest_sees_each_charge_dilated(run_exit_guest, 
     assert 0.8 <= got["lapic"] / got["pit"] <= 1.25, got
 
 
-
-@needs_qemu
 def test_a_stopped_vm_s_dilated_clock_pauses_and_resumes_without_a_jump(run_exit_guest,
                                                                        kick_costs, tmp_path):
     """QMP stop, PAUSE_S, cont between the guest's READY and the host's word: the guest's
@@ -138,8 +127,9 @@ def test_a_stopped_vm_s_dilated_clock_pauses_and_resumes_without_a_jump(run_exit
     assert 0 < got["waited_s"] * D < span["wall_s"] - PAUSE_S / 2, (got, span)
     assert 0.7 <= got["kicks_over_cost"] <= 3.0, got  # and it runs on as before
 
-@needs_qemu
-def test_a_linux_guest_calibrates_its_tsc_at_the_host_rate_on_the_dilated_clock(tmp_path):
+
+def test_a_linux_guest_calibrates_its_tsc_at_the_host_rate_on_the_dilated_clock(kvmcost_qemu,
+                                                                               tmp_path):
     """Linux calibrates its TSC against the PIT at boot ("tsc: Detected N MHz"): with both
     dilated alike it finds the host's rate (were only the virtual clock dilated it would find
     D times that; only the TSC, 1/D), and it boots to its ready line on the dilated clock."""

@@ -9,10 +9,6 @@ import pytest
 import kvmcost
 
 
-needs_qemu = pytest.mark.skipif(not os.access(kvmcost.QEMU, os.X_OK),
-                                reason=f"{kvmcost.QEMU} not built (make qemu-kvmcost)")
-
-
 def file_costs(path):
     """{kind: ns} of a cost file, read the simple way (the test's own oracle)."""
     costs = {}
@@ -24,13 +20,13 @@ def file_costs(path):
     return costs
 
 
-def start_qemu(tmp_path, cost_text=None, cost_file=None, extra=()):
+def start_qemu(qemu, tmp_path, cost_text=None, cost_file=None, extra=()):
     """Runs the patched QEMU with a cost file until it stops; (status, stderr)."""
     if cost_file is None:
         cost_file = tmp_path / "costs.conf"
         if cost_text is not None:
             cost_file.write_text(cost_text)
-    args = [kvmcost.QEMU, "-machine", "q35", "-accel", "tcg", "-m", "32", "-display", "none",
+    args = [qemu, "-machine", "q35", "-accel", "tcg", "-m", "32", "-display", "none",
             "-nodefaults", "-no-reboot", "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
             *kvmcost.args_for(str(cost_file), str(tmp_path / "ledger.json")), *extra]
     r = subprocess.run(args, capture_output=True, text=True, timeout=120)
@@ -41,7 +37,6 @@ GOOD = "".join(f"{k} = {100 + i}\n" for i, k in enumerate(kvmcost.COST_KINDS))
 
 
 @pytest.mark.boot
-@needs_qemu
 @pytest.mark.parametrize("text, message", [
     (None, "cannot read the cost file"),
     (GOOD + "kick 5\n", ":13: expected 'KIND = NANOSECONDS'"),
@@ -55,14 +50,14 @@ GOOD = "".join(f"{k} = {100 + i}\n" for i, k in enumerate(kvmcost.COST_KINDS))
     (GOOD + "pause = 0\n", ":13: pause is counted but never charged"),
 ], ids=["missing", "no-equals", "negative", "fraction", "unknown", "absent-kind", "twice",
         "zero-dilation", "hpet-priced", "pause-priced"])
-def test_a_bad_cost_file_stops_qemu_at_start_with_the_reason(tmp_path, text, message):
-    status, stderr = start_qemu(tmp_path, text)
+def test_a_bad_cost_file_stops_qemu_at_start_with_the_reason(kvmcost_qemu, tmp_path, text,
+                                                              message):
+    status, stderr = start_qemu(kvmcost_qemu, tmp_path, text)
     assert status == 1 and message in stderr, stderr
     assert not (tmp_path / "ledger.json").exists()
 
 
 @pytest.mark.boot
-@needs_qemu
 @pytest.mark.parametrize("option, message", [
     ("dilation=0.5", "dilation '0.5' is not a number from 1 to 1000"),
     ("dilation=nan", "dilation 'nan' is not a number from 1 to 1000"),
@@ -79,10 +74,11 @@ def test_a_bad_cost_file_stops_qemu_at_start_with_the_reason(tmp_path, text, mes
 ], ids=["below-1", "nan", "empty", "junk", "too-large", "clock-without-dilation",
         "cpu-clock-without-dilation", "insn-clock-without-dilation", "bad-clock",
         "insn-ps-zero", "insn-ps-fraction", "insn-ps-without-insn-clock"])
-def test_a_bad_dilation_or_clock_option_stops_qemu_with_the_reason(tmp_path, option, message):
+def test_a_bad_dilation_or_clock_option_stops_qemu_with_the_reason(kvmcost_qemu, tmp_path, option,
+                                                                   message):
     (tmp_path / "costs.conf").write_text(GOOD)
     value = f"costs={tmp_path / 'costs.conf'},ledger={tmp_path / 'ledger.json'},{option}"
-    r = subprocess.run([kvmcost.QEMU, "-machine", "q35", "-accel", "tcg", "-display", "none",
+    r = subprocess.run([kvmcost_qemu, "-machine", "q35", "-accel", "tcg", "-display", "none",
                         "-nodefaults", "-kvmcost", value], capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 1 and message in r.stderr, r.stderr
@@ -90,40 +86,39 @@ def test_a_bad_dilation_or_clock_option_stops_qemu_with_the_reason(tmp_path, opt
 
 
 @pytest.mark.boot
-@needs_qemu
 @pytest.mark.parametrize("machine, message", [
     (["-smp", "2"], "clock=cpu follows one vCPU's time"),
     (["-accel", "tcg,thread=single"], "clock=cpu needs multi-threaded TCG"),
 ], ids=["two-vcpus", "round-robin-tcg"])
-def test_the_cpu_clock_refuses_a_machine_whose_vcpu_time_is_not_one_thread_s(tmp_path, machine,
-                                                                             message):
+def test_the_cpu_clock_refuses_a_machine_whose_vcpu_time_is_not_one_thread_s(kvmcost_qemu, tmp_path,
+                                                                             machine, message):
     (tmp_path / "costs.conf").write_text(GOOD)
     value = f"costs={tmp_path / 'costs.conf'},ledger={tmp_path / 'ledger.json'},dilation=4,clock=cpu"
     accel = [] if "-accel" in machine else ["-accel", "tcg"]
-    r = subprocess.run([kvmcost.QEMU, "-machine", "q35", *accel, *machine, "-display", "none",
+    r = subprocess.run([kvmcost_qemu, "-machine", "q35", *accel, *machine, "-display", "none",
                         "-nodefaults", "-kvmcost", value], capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 1 and message in r.stderr, r.stderr
 
 
 @pytest.mark.boot
-@needs_qemu
-def test_the_instruction_clock_without_the_instruction_counter_names_the_option(tmp_path):
+def test_the_instruction_clock_without_the_instruction_counter_names_the_option(kvmcost_qemu,
+                                                                               tmp_path):
     (tmp_path / "costs.conf").write_text(GOOD)
     value = f"costs={tmp_path / 'costs.conf'},ledger={tmp_path / 'ledger.json'},dilation=4,clock=insn"
-    r = subprocess.run([kvmcost.QEMU, "-machine", "q35", "-accel", "tcg", "-display", "none",
+    r = subprocess.run([kvmcost_qemu, "-machine", "q35", "-accel", "tcg", "-display", "none",
                         "-nodefaults", "-kvmcost", value], capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 1 and "-icount shift=0,align=off,sleep=on" in r.stderr, r.stderr
 
 
 @pytest.mark.boot
-@needs_qemu
 @pytest.mark.parametrize("cost_file", list(kvmcost.COST_FILES.values()),
                          ids=list(kvmcost.COST_FILES))
-def test_qemu_charges_each_shipped_cost_file_as_written(guest, tmp_path, cost_file):
+def test_qemu_charges_each_shipped_cost_file_as_written(kvmcost_qemu, guest, tmp_path, cost_file):
     # The guest without a virtio-net device ends at once (code 1): enough to read the ledger.
-    status, stderr = start_qemu(tmp_path, cost_file=cost_file, extra=("-kernel", guest))
+    status, stderr = start_qemu(kvmcost_qemu, tmp_path, cost_file=cost_file,
+                                extra=("-kernel", guest))
     assert status == 3, stderr
     ledger = kvmcost.read_ledger(tmp_path / "ledger.json")
     assert ledger["final"] and ledger["cost_file"] == os.path.abspath(cost_file)
@@ -132,10 +127,9 @@ def test_qemu_charges_each_shipped_cost_file_as_written(guest, tmp_path, cost_fi
 
 
 @pytest.mark.boot
-@needs_qemu
-def test_the_dilation_option_scales_the_stall_and_not_the_cost(guest, tmp_path):
+def test_the_dilation_option_scales_the_stall_and_not_the_cost(kvmcost_qemu, guest, tmp_path):
     ledger_path = tmp_path / "ledger.json"
-    args = [kvmcost.QEMU, "-machine", "q35", "-accel", "tcg", "-m", "32", "-display", "none",
+    args = [kvmcost_qemu, "-machine", "q35", "-accel", "tcg", "-m", "32", "-display", "none",
             "-nodefaults", "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04", "-kernel", guest,
             *kvmcost.args_for(kvmcost.SKYLAKE, str(ledger_path), dilation=2.5)]
     assert subprocess.run(args, capture_output=True, timeout=120).returncode == 3
