@@ -13,7 +13,6 @@ import re
 
 import pytest
 
-
 pytestmark = pytest.mark.boot
 
 GUEST_TEXT = "0x100000+0x10000"  # exit-guest.elf's -Ttext (tools/kvmcost/Makefile) and size

@@ -36,6 +36,15 @@ def start_qemu(qemu, tmp_path, cost_text=None, cost_file=None, extra=()):
 GOOD = "".join(f"{k} = {100 + i}\n" for i, k in enumerate(kvmcost.COST_KINDS))
 
 
+def start_with_option(qemu, tmp_path, option, machine=("-accel", "tcg")):
+    """Starts the patched QEMU with GOOD as its cost file and `option` appended to -kvmcost's
+    value, on `machine`'s arguments; the finished process (the tests expect it to refuse)."""
+    (tmp_path / "costs.conf").write_text(GOOD)
+    value = f"costs={tmp_path / 'costs.conf'},ledger={tmp_path / 'ledger.json'},{option}"
+    return subprocess.run([qemu, "-machine", "q35", *machine, "-display", "none", "-nodefaults",
+                           "-kvmcost", value], capture_output=True, text=True, timeout=120)
+
+
 @pytest.mark.boot
 @pytest.mark.parametrize("text, message", [
     (None, "cannot read the cost file"),
@@ -76,11 +85,7 @@ def test_a_bad_cost_file_stops_qemu_at_start_with_the_reason(kvmcost_qemu, tmp_p
         "insn-ps-zero", "insn-ps-fraction", "insn-ps-without-insn-clock"])
 def test_a_bad_dilation_or_clock_option_stops_qemu_with_the_reason(kvmcost_qemu, tmp_path, option,
                                                                    message):
-    (tmp_path / "costs.conf").write_text(GOOD)
-    value = f"costs={tmp_path / 'costs.conf'},ledger={tmp_path / 'ledger.json'},{option}"
-    r = subprocess.run([kvmcost_qemu, "-machine", "q35", "-accel", "tcg", "-display", "none",
-                        "-nodefaults", "-kvmcost", value], capture_output=True, text=True,
-                       timeout=120)
+    r = start_with_option(kvmcost_qemu, tmp_path, option)
     assert r.returncode == 1 and message in r.stderr, r.stderr
     assert not (tmp_path / "ledger.json").exists()
 
@@ -92,23 +97,15 @@ def test_a_bad_dilation_or_clock_option_stops_qemu_with_the_reason(kvmcost_qemu,
 ], ids=["two-vcpus", "round-robin-tcg"])
 def test_the_cpu_clock_refuses_a_machine_whose_vcpu_time_is_not_one_thread_s(kvmcost_qemu, tmp_path,
                                                                              machine, message):
-    (tmp_path / "costs.conf").write_text(GOOD)
-    value = f"costs={tmp_path / 'costs.conf'},ledger={tmp_path / 'ledger.json'},dilation=4,clock=cpu"
     accel = [] if "-accel" in machine else ["-accel", "tcg"]
-    r = subprocess.run([kvmcost_qemu, "-machine", "q35", *accel, *machine, "-display", "none",
-                        "-nodefaults", "-kvmcost", value], capture_output=True, text=True,
-                       timeout=120)
+    r = start_with_option(kvmcost_qemu, tmp_path, "dilation=4,clock=cpu", [*accel, *machine])
     assert r.returncode == 1 and message in r.stderr, r.stderr
 
 
 @pytest.mark.boot
 def test_the_instruction_clock_without_the_instruction_counter_names_the_option(kvmcost_qemu,
                                                                                tmp_path):
-    (tmp_path / "costs.conf").write_text(GOOD)
-    value = f"costs={tmp_path / 'costs.conf'},ledger={tmp_path / 'ledger.json'},dilation=4,clock=insn"
-    r = subprocess.run([kvmcost_qemu, "-machine", "q35", "-accel", "tcg", "-display", "none",
-                        "-nodefaults", "-kvmcost", value], capture_output=True, text=True,
-                       timeout=120)
+    r = start_with_option(kvmcost_qemu, tmp_path, "dilation=4,clock=insn")
     assert r.returncode == 1 and "-icount shift=0,align=off,sleep=on" in r.stderr, r.stderr
 
 

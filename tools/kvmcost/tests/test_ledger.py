@@ -12,7 +12,6 @@ pytestmark = pytest.mark.boot
 
 ROUNDS = 100  # exit_guest.c
 
-
 # What the guest drives per round, kind by kind (exit_guest.c, guest_main); every other kind 0.
 EXPECTED = {
     "kick": ROUNDS,            # a doorbell write each
