@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Issue 16's per-request cost: guest instructions per request, work and idle polling apart,
 with kicks and interrupts, for memcached (1 KiB values, GET/SET 90/10), nhttpd and NetPIPE's
-1 KiB ping-pong, one connection each, and NetPIPE's stream (the experiment's "many" phase, a
-request being one streamed message; no target, the row OSv is compared on), W = 0, medians of
+1 KiB ping-pong, one connection each, and NetPIPE both ways (the experiment's "many" phase,
+NPtcp -2: a request is one round, 32 KiB each way; no target, the row OSv is compared on), W = 0, medians of
 --runs boots (insn_profile.py each).
 
     python3 tools/bench/per_request.py                   # 3 boots x 10 s per application
@@ -22,12 +22,12 @@ import toolflags
 from bench import insn_profile
 from experiment.machine import describe, stamped_output
 
-# Row, its insn_profile arguments (--conns 1: one connection; NetPIPE with more streams, as
-# in its "many" phase), and issue 16's target for work per request (None: none set).
+# Row, its insn_profile arguments (--conns 1: one connection; NetPIPE with more: its "many"
+# phase, both ways), and issue 16's target for work per request (None: none set).
 CASES = (("memcached", ["--app", "memcached", "--value-size", "1024", "--conns", "1"], 11000),
          ("nhttpd", ["--app", "nhttpd", "--conns", "1"], 6000),
          ("netpipe", ["--app", "netpipe", "--conns", "1"], 4000),
-         ("netpipe-stream", ["--app", "netpipe", "--conns", "32"], None))
+         ("netpipe-bidir", ["--app", "netpipe", "--conns", "32"], None))
 
 
 def parse_args(argv):
@@ -62,8 +62,8 @@ def markdown(result):
     m = result["machine"]
     lines = [f"# nom's cost per request, {m['accel'].upper()} (issue 16)", "",
              f"{m['date_utc']}, commit {m['commit']}{' (dirty)' if m['dirty'] else ''}, "
-             f"{m['cpu_model']}, {m['cpus']} CPUs, {m['qemu']}; one connection (netpipe-stream: "
-             f"NetPIPE's stream, a request is a message), W = 0, "
+             f"{m['cpu_model']}, {m['cpus']} CPUs, {m['qemu']}; one connection (netpipe-bidir: "
+             f"NetPIPE both ways, a request is a round), W = 0, "
              f"{result['settings']['seconds']} s windows, medians of "
              f"{result['settings']['runs']} boots (tools/bench/per_request.py); host load "
              f"{_load(result)}; exit-cost model {result['settings'].get('kvmcost', 'off')}.", "",

@@ -42,7 +42,7 @@ IP = f"--ip={netlab.GUEST_IP}/{netlab.PREFIX_LEN}"
 
 # app: (ELF under BUILD, its command line, its port, whether a probe connection may be made:
 # NPtcp's receiver serves one connection, which a probe would use up). nom's NPtcp runs the
-# ping-pong and the streaming receivers at once, each run after run, and --quiet drops
+# ping-pong and the both-ways receivers at once, each run after run, and --quiet drops
 # NetPIPE's own console output as the Linux guest sends it to /dev/null (apps/netpipe/README.md).
 APPS = {
     "nhttpd": ("apps/nhttpd/nhttpd.elf", [IP, f"--port={apps.HTTP_PORT}"], apps.HTTP_PORT, True),
@@ -51,7 +51,7 @@ APPS = {
                   apps.MEMCACHED_PORT, True),
     "netpipe": ("apps/netpipe/NPtcp.elf",
                 [IP, "--repeat", "--quiet", *apps.NETPIPE_PINGPONG_ARGS,
-                 "--and", *apps.NETPIPE_STREAM_ARGS],
+                 "--and", *apps.NETPIPE_BIDIR_ARGS],
                 apps.NETPIPE_PINGPONG_PORT, False),
 }
 # NPtcp says on the console when each of its receivers listens (apps/netpipe/port/np_run.h).

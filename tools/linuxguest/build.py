@@ -140,7 +140,7 @@ def _substitutions():
     return {"@MEMCACHED_PORT@": str(apps.MEMCACHED_PORT), "@HTTP_PORT@": str(apps.HTTP_PORT),
             "@NETPIPE_PINGPONG_PORT@": str(apps.NETPIPE_PINGPONG_PORT),
             "@NETPIPE_PINGPONG_ARGS@": shlex.join(apps.NETPIPE_PINGPONG_ARGS),
-            "@NETPIPE_STREAM_ARGS@": shlex.join(apps.NETPIPE_STREAM_ARGS),
+            "@NETPIPE_BIDIR_ARGS@": shlex.join(apps.NETPIPE_BIDIR_ARGS),
             "@NHTTPD_ARGS@": NHTTPD_ARGS}
 
 

@@ -6,7 +6,7 @@ API (all run inside a netlab.NetLab):
     loadgen.run_phase(app, phase, seconds, lab, workdir, host=None, preload=True,
                       client="nomload" | "paper") -> figures (phase.py: which tool for what)
     loadgen.preload_memcached(lab, workdir)           # once, before the counters' snapshots
-    loadgen.nomload / memaslap / wrk / nptcp_stream / nptcp_pingpong[_for](lab, ...)
+    loadgen.nomload / memaslap / wrk / nptcp_bidir / nptcp_pingpong[_for](lab, ...)
     loadgen.parse_wrk / parse_memaslap / parse_nptcp_stdout / parse_nptcp_out / parse_nomload
     loadgen.apps: ports, the page, NPtcp receiver options every guest must use.
 """
@@ -15,10 +15,10 @@ from .parsers import (ParseError, parse_memaslap, parse_nomload, parse_nptcp_out
                       parse_nptcp_stdout, parse_wrk)
 from .phase import APPS, CLIENTS, WEB_APPS, preload_memcached, run_phase
 from .runners import (LoadError, MANY_CONNS, NOMLOAD, NPTCP, build, memaslap, memaslap_config,
-                      nomload, nptcp_pingpong, nptcp_pingpong_for, nptcp_stream, wrk)
+                      nomload, nptcp_pingpong, nptcp_pingpong_for, nptcp_bidir, wrk)
 
 __all__ = ["apps", "ParseError", "parse_memaslap", "parse_nomload", "parse_nptcp_out",
            "parse_nptcp_stdout", "parse_wrk", "APPS", "CLIENTS", "WEB_APPS", "preload_memcached",
            "run_phase", "LoadError", "MANY_CONNS", "NOMLOAD", "NPTCP", "build", "memaslap",
-           "memaslap_config", "nomload", "nptcp_pingpong", "nptcp_pingpong_for", "nptcp_stream",
+           "memaslap_config", "nomload", "nptcp_pingpong", "nptcp_pingpong_for", "nptcp_bidir",
            "wrk"]

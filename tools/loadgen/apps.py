@@ -11,12 +11,16 @@ INDEX_PATH = "/index.html"  # the 175-byte document (paper section 6)
 INDEX_BYTES = 175
 
 # NPtcp's default port serves ping-pong of 1024-byte messages ("single"); a second port serves
-# streaming ("many"). Each receiver serves one session, then the guest starts it again.
+# NetPIPE's both-ways mode ("many"): -2, each side sends a 32 KiB message and receives the
+# other's, round after round. The paper's "many" NetPIPE is "bi-directional streaming"; NetPIPE
+# 3.7.2 refuses -s (one-way streaming) with -2, and a one-way stream into the guest leaves it
+# nothing to send but ACKs, so its bill and its latency would not be the service's.
+# Each receiver serves one session, then the guest starts it again.
 NETPIPE_PINGPONG_PORT = 5002
-NETPIPE_STREAM_PORT = 5003
+NETPIPE_BIDIR_PORT = 5003
 NETPIPE_PINGPONG_ARGS = ["-P", str(NETPIPE_PINGPONG_PORT), "-l", "1024", "-u", "1024", "-p", "0"]
-NETPIPE_STREAM_BYTES = 32768
-NETPIPE_STREAM_ARGS = ["-s", "-P", str(NETPIPE_STREAM_PORT), "-l", str(NETPIPE_STREAM_BYTES),
-                       "-u", str(NETPIPE_STREAM_BYTES), "-p", "0"]
+NETPIPE_BIDIR_BYTES = 32768
+NETPIPE_BIDIR_ARGS = ["-2", "-P", str(NETPIPE_BIDIR_PORT), "-l", str(NETPIPE_BIDIR_BYTES),
+                      "-u", str(NETPIPE_BIDIR_BYTES), "-p", "0"]
 # NetPIPE's TRIALS: 3 in the makefile's `tcp` build (no -DFINAL), which is ours.
 NETPIPE_TRIALS = 3

@@ -1,21 +1,22 @@
 """One phase of the experiment's load on one application (paper section 6), as the experiment
 runner's guest drivers want it (tools/experiment/driver.py, "figures").
 
-Two clients, the same loads ("many": 32 connections, NetPIPE streaming; "single": one
+Two clients, the same loads ("many": 32 connections, NetPIPE both ways; "single": one
 connection, one request at a time):
 
     client="paper" (the experiment's): the paper's own tools.
         memcached  memcaslap (Debian's memaslap), GET/SET 90/10, -S 1s for latency mean and
                    standard deviation (no percentiles) per second, -T2 -c32 / -T1 -c1;
         web        wrk --latency, -t2 -c32 / -t1 -c1, the 175-byte page;
-        NetPIPE    NPtcp: streaming (our patched build) / stock ping-pong of 1024-byte
-                   messages, sessions back to back (latency: its best trial's round trip).
-    client="nomload": our nomload for every load but NetPIPE streaming: every request timed
+        NetPIPE    NPtcp: both ways at once (-2) of 32 KiB messages / ping-pong of 1024-byte
+                   messages, sessions back to back (latency: its best trial's round; for
+                   both ways the time of a round, for ping-pong the round trip).
+    client="nomload": our nomload for every load but NetPIPE's both-ways: every request timed
         (p50, p99, per-second samples), which the paper's tools do not give.
 The two agree on requests completed (tests/test_crosscheck.py).
 """
 from . import apps
-from .runners import MANY_CONNS, LoadError, memaslap, nomload, nptcp_pingpong_for, nptcp_stream, wrk
+from .runners import MANY_CONNS, LoadError, memaslap, nomload, nptcp_pingpong_for, nptcp_bidir, wrk
 
 WEB_APPS = ("nhttpd", "nginx", "lighttpd")
 APPS = ("memcached", "netpipe") + WEB_APPS
@@ -61,11 +62,11 @@ def run_phase(app, phase, seconds, lab, workdir, host=None, preload=True, client
         raise ValueError(f"unknown app/phase/client {app}/{phase}/{client}")
     host = host or lab.guest_ip
     if app == "netpipe" and phase == "many":
-        r = nptcp_stream(lab, host, seconds, workdir)
+        r = nptcp_bidir(lab, host, seconds, workdir)
         return {"ops": r["messages"], "seconds": r["seconds"],
                 "latency_us": {"mean": r["usec_per_message"], "p50": None, "p99": None,
                                "stddev": None},
-                "latency_tool": "NPtcp -s (mean time per streamed message)",
+                "latency_tool": "NPtcp -2 (a round's time: 32 KiB each way; best trial's)",
                 "raw": {"nptcp": r["raw"]}}
     conns = MANY_CONNS if phase == "many" else 1
     if client == "paper":

@@ -139,15 +139,17 @@ def _nptcp_sessions(lab, host, options, seconds, workdir, name):
     return rows, time.monotonic() - start, raw
 
 
-def nptcp_stream(lab, host, seconds, workdir):
-    """Streams with our patched NPtcp (-s, apps.NETPIPE_STREAM_ARGS) session after session
-    until `seconds` passed. Returns {"messages", "bytes", "seconds", "mbps" (NetPIPE's,
-    2**20 bit/s, of the last session), "usec_per_message" (mean over sessions), "sessions",
-    "raw"}. messages counts NetPIPE's timed trials: times x TRIALS per session."""
-    rows, elapsed, raw = _nptcp_sessions(lab, host, apps.NETPIPE_STREAM_ARGS, seconds, workdir,
-                                         "nptcp-stream")
+def nptcp_bidir(lab, host, seconds, workdir):
+    """NetPIPE's both-ways mode (-2, apps.NETPIPE_BIDIR_ARGS): in each round both sides send a
+    32 KiB message and receive the other's. Sessions back to back until `seconds` passed.
+    Returns {"messages" (rounds: NetPIPE's timed trials, times x TRIALS per session; each
+    round carries one message each way), "bytes" (each way), "seconds", "mbps" (NetPIPE's,
+    2**20 bit/s, both ways combined, of the last session), "usec_per_message" (a round's time,
+    NetPIPE's best trial's, mean over sessions), "sessions", "raw"}."""
+    rows, elapsed, raw = _nptcp_sessions(lab, host, apps.NETPIPE_BIDIR_ARGS, seconds, workdir,
+                                         "nptcp-bidir")
     messages = sum(r["times"] for r in rows) * apps.NETPIPE_TRIALS
-    return {"messages": messages, "bytes": messages * apps.NETPIPE_STREAM_BYTES,
+    return {"messages": messages, "bytes": messages * apps.NETPIPE_BIDIR_BYTES,
             "seconds": elapsed, "mbps": rows[-1]["mbps"], "sessions": len(rows),
             "usec_per_message": sum(r["usec"] for r in rows) / len(rows), "raw": raw}
 

@@ -117,7 +117,7 @@ IMAGES = {
         name="netpipe", app="netpipe", package=None,
         binary=os.path.join(BUILD, "osv", "nptcp", "NPtcp"),
         args=("--repeat", "--quiet", *apps.NETPIPE_PINGPONG_ARGS, "--and",
-              *apps.NETPIPE_STREAM_ARGS),
+              *apps.NETPIPE_BIDIR_ARGS),
         files={"/etc/protocols": ("host", "/etc/protocols")},
         make_dir=os.path.join(HERE, "nptcp")),
 }

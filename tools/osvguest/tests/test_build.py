@@ -35,7 +35,7 @@ def test_netpipe_image_repeats_both_receivers_quietly_with_the_transmitters_opti
     words = shlex.split(images.guest_cmdline(image))
     assert words[1] == "/NPtcp" and {"--repeat", "--quiet"} <= set(words)
     sets = " ".join(words[2:]).replace("--repeat ", "").replace("--quiet ", "").split(" --and ")
-    assert sets == [" ".join(apps.NETPIPE_PINGPONG_ARGS), " ".join(apps.NETPIPE_STREAM_ARGS)]
+    assert sets == [" ".join(apps.NETPIPE_PINGPONG_ARGS), " ".join(apps.NETPIPE_BIDIR_ARGS)]
     # ours, built by its Makefile: no Debian package to install for it
     assert image.package is None and os.path.isfile(os.path.join(image.make_dir, "Makefile"))
 
