@@ -2,10 +2,10 @@
 """NetPIPE on nom against NetPIPE in the Linux comparison guest (tools/linuxguest), with the host's
 NPtcp as transmitter and the experiment's options (loadgen.apps): ping-pong of 1024-byte
 messages (NetPIPE's latency: half the round trip, the minimum of its 3 trials' means; one
-figure per session) and both ways at once (-2, the experiment's "many") of 32 KiB messages (NetPIPE's Mbps,
-2**20 bit/s, both ways combined; one figure per session, sessions back to back). Each guest boots alone, 1 vCPU, on a tap in a network
-namespace of its own (tools/netlab). A measurement, not a test: one JSON line per guest and a
-table at the end.
+figure per session) and both ways at once (-2, the experiment's "many") of 32 KiB messages
+(NetPIPE's Mbps, 2**20 bit/s, both ways combined; one figure per session, sessions back to
+back). Each guest boots alone, 1 vCPU, on a tap in a network namespace of its own
+(tools/netlab). A measurement, not a test: one JSON line per guest and a table at the end.
 
     python3 apps/netpipe/bench.py --sessions 5 --bidir-seconds 10 --w 0,20 --linux
 
@@ -53,7 +53,8 @@ def linux_vm(lab, work):
 
 
 def measure(guest, boot, sessions, bidir_seconds, work):
-    """Boots one guest, runs `sessions` ping-pong sessions and both-ways sessions for bidir_seconds."""
+    """Boots one guest, runs `sessions` ping-pong sessions, then both-ways sessions for
+    bidir_seconds."""
     os.makedirs(work, exist_ok=True)
     with netlab.NetLab() as lab:
         vm = boot(lab)

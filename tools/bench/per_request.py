@@ -2,8 +2,8 @@
 """Issue 16's per-request cost: guest instructions per request, work and idle polling apart,
 with kicks and interrupts, for memcached (1 KiB values, GET/SET 90/10), nhttpd and NetPIPE's
 1 KiB ping-pong, one connection each, and NetPIPE both ways (the experiment's "many" phase,
-NPtcp -2: a request is one round, 32 KiB each way; no target, the row OSv is compared on), W = 0, medians of
---runs boots (insn_profile.py each).
+NPtcp -2: a request is one round, 32 KiB each way; no target, the row OSv is compared on),
+W = 0, medians of --runs boots (insn_profile.py each).
 
     python3 tools/bench/per_request.py                   # 3 boots x 10 s per application
     python3 tools/bench/per_request.py --runs 1 --seconds 2 --output /tmp/p

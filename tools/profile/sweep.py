@@ -3,8 +3,8 @@ W (the application's --batching-delay=W), then the load classes "many" and "sing
 the other, each after a warm-up; throughput T is the guest's outbound traffic counted on its
 tap (what the provider bills, tools/profit's unit), latency and jitter are the load client's
 per-request mean and standard deviation. NetPIPE's loads are the experiment's: "many" sends
-32 KiB messages both ways (NPtcp -2; latency: NPtcp's time per round), "single" is ping-pong of 1 KiB
-messages (latency: the best trial's round trip); NPtcp gives no jitter, written as 0. The
+32 KiB messages both ways (NPtcp -2; latency: NPtcp's time per round), "single" is ping-pong
+of 1 KiB messages (latency: the best trial's round trip); NPtcp gives no jitter, written as 0. The
 guest, the lab and the load are the experiment's own (tools/experiment NomDriver: the same
 namespace, tap, the paper's load tools memcaslap, wrk and NPtcp (loadgen.phase), and
 warm-up), so a profile describes exactly what the experiment will measure.

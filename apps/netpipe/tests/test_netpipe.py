@@ -1,7 +1,8 @@
 """nom's NPtcp against the host's NPtcp with identical options (NetPIPE requires it): does
 ping-pong of 1024-byte messages complete and give a latency, does NetPIPE's own integrity check
-pass over a sweep of sizes, do both-ways (-2, the experiment's "many") and streaming complete, does a wrong option end with a clear
-error, and does a receiver survive its transmitter being killed mid-run and serve the next?
+pass over a sweep of sizes, do both-ways (-2, the experiment's "many") and streaming complete,
+does a wrong option end with a clear error, and does a receiver survive its transmitter being
+killed mid-run and serve the next?
 The guest runs under TCG here: the figures are printed, never judged."""
 import re
 import signal
@@ -171,7 +172,7 @@ def test_the_controller_learns_w_while_netpipe_serves(netpipe):
     """With --adapt-mode=online the controller learns W while NetPIPE serves, its learner
     seeded from NetPIPE's profile (a profile it cannot use would be said on the console, then
     it learns from scratch): once ping-pong traffic has filled a window of its own counters,
-    it explores another W within its budget (libnom/src/profit/README.md). When is the
+    it explores another W within its budget (libnom/src/profit/README.md). How soon is the
     learner's choice: it explores a W once that W's optimistic estimate beats W = 0's, and the
     seeded estimates' boxes widen as the 0.95 discount per window forgets them, so the further
     the profile's W = 0 leads (1 KiB ping-pong: 3x lower latency than W = 10), the more windows
