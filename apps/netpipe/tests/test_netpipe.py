@@ -181,9 +181,7 @@ def test_the_controller_learns_w_while_netpipe_serves(netpipe):
     assert "learning online from scratch" not in netpipe.vm.log(), netpipe.vm.tail()
     moved = r"adapt: W=(\d+) us \((?:explore|learn): load \w+"
     start, deadline = len(netpipe.vm.log()), time.monotonic() + 240
-    while not re.search(moved, netpipe.vm.log()[start:]):
+    while not (m := re.search(moved, netpipe.vm.log()[start:])):
         assert time.monotonic() < deadline, netpipe.vm.tail()
         completed(netpipe.transmit("pingpong"))
-    m = re.search(moved, netpipe.vm.log()[start:])
     print(f"\nNPtcp's controller moved W to {m.group(1)} us while serving")
-
