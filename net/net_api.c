@@ -147,6 +147,7 @@ void nom_net_stats(struct nom_net_stats *out)
     out->polls = d.polls; out->empty_polls = d.empty_polls;
     out->arms = d.arms; out->arm_races = d.arm_races;
     out->tx_ring_full = d.tx_ring_full; out->rx_hold_full = d.rx_hold_full;
+    out->rx_drained = d.rx_drained;
     out->rx_bad = d.rx_bad; out->tx_bad = d.tx_bad;
     _Static_assert(NOM_NET_LATE_BUCKETS == VNET_LATE_BUCKETS, "nom/net.h's lateness buckets");
     memcpy(out->rx_late_hist, d.rx_late_hist, sizeof out->rx_late_hist);

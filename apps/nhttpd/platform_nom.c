@@ -72,7 +72,7 @@ static const struct {
     COUNTER(arms),         COUNTER(arm_races),   COUNTER(tx_ring_full),     COUNTER(rx_hold_full),
     COUNTER(rx_bad),       COUNTER(tx_bad),      COUNTER(rx_nobuf),         COUNTER(tx_dropped),
     COUNTER(tx_gathers),   COUNTER(syn_dropped), COUNTER(rx_shed),          COUNTER(rx_pool_peak),
-    COUNTER(acks_batched),
+    COUNTER(acks_batched), COUNTER(rx_drained),
 };
 
 static void driver_json(struct json *j, const struct nom_net_stats *st)

@@ -754,6 +754,25 @@ static void rx_batching(uint32_t w)
 static void rx_batching_w10(void) { rx_batching(10); }
 static void rx_batching_w40(void) { rx_batching(40); }
 
+/* Does a poll that finds no new frame pass the held ones up before W (paper 3.6, condition
+ * 3: no more packets are coming), while frames that keep arriving are held on? */
+static void rx_empty_poll_delivers_held(void)
+{
+    struct vnet *dev = start(64, 40);
+    memset(&seen, 0, sizeof seen);
+    CHECK(sim_rx_frame(&sim, frame_of(1), 60));
+    CHECK(poll(dev) == 0);
+    sim_advance_us(&sim, 5);
+    CHECK(sim_rx_frame(&sim, frame_of(2), 60));
+    CHECK(poll(dev) == 0 && seen.calls == 0); /* one more came: the batch grows */
+    sim_advance_us(&sim, 5);
+    CHECK(poll(dev) == 2); /* nothing new, 10 us before W */
+    CHECK(seen.calls == 1 && seen.tags[0] == 1 && seen.tags[1] == 2);
+    CHECK(stats(dev).rx_drained == 1 && stats(dev).rx_late_hist[0] == 1);
+    CHECK(vnet_next_deadline(dev) == 0 && sim_avail_count(&sim, SIM_RXQ) == 64);
+    finish(dev);
+}
+
 /* Does each released batch land in the lateness histogram's bucket of its oldest frame's wait
  * beyond W? */
 static void late_histogram_counts_each_batch(void)
@@ -1084,6 +1103,7 @@ static const struct {
     CASE(rx_batching_w0),
     CASE(rx_batching_w10),
     CASE(rx_batching_w40),
+    CASE(rx_empty_poll_delivers_held),
     CASE(late_histogram_counts_each_batch),
     CASE(rx_release_when_batch_threatens_ring),
     CASE(rx_flush_delivers_held),

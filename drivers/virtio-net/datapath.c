@@ -373,14 +373,27 @@ unsigned vnet_rx_kept(const struct vnet *dev)
     return dev->nkept;
 }
 
-/* Conditions (1) and (2) of paper 3.6; (3) is vnet_rx_flush(). */
-static bool rx_due(struct vnet *dev, uint64_t now)
+/* Is the held batch due? Paper 3.6's conditions: (1) the oldest frame waited W; (2) the batch
+ * threatens the ring; (3) "there are no additional packets to receive": this poll found no
+ * new frame (added == 0), so the device has nothing more for the batch now, and a connection
+ * that closed (vnet_rx_flush). Why (3) at an empty poll: a frame is then held only while
+ * others keep arriving, which is what batching buys; holding it to W on an idle ring only
+ * delays it. The paper's own figures say so: a microsecond of W costs about one of latency
+ * in its "single" runs (one hold, the sent one), where holding received frames to W too cost
+ * ours two (apps/{memcached,nhttpd,netpipe}/profile/profile.json before this rule). */
+static bool rx_due(struct vnet *dev, uint64_t now, int added)
 {
     if (dev->nheld >= dev->rx_hold_max) {
         dev->st.rx_hold_full++;
         return true;
     }
-    return dev->nheld && now - dev->rx_oldest_tsc >= dev->w_tsc;
+    if (dev->nheld && now - dev->rx_oldest_tsc >= dev->w_tsc)
+        return true;
+    if (dev->nheld && added == 0) {
+        dev->st.rx_drained++;
+        return true;
+    }
+    return false;
 }
 
 /* Nothing to do: no used receive entry, no frame held either way, no buffer waiting to go
@@ -428,7 +441,7 @@ int vnet_poll(struct vnet *dev, vnet_rx_fn cb, void *arg)
     virtq_irq_off(&dev->rx); /* poll mode; also keeps used_event out of reach as we advance */
     if (!added)
         dev->st.empty_polls++;
-    int delivered = rx_due(dev, now) ? deliver_rx(dev, cb, arg, now) : 0;
+    int delivered = rx_due(dev, now, added) ? deliver_rx(dev, cb, arg, now) : 0;
     /* Buffers of dropped entries go back now, not with the next delivery: a ring's worth of
      * bad entries in a row would otherwise leave the device nothing to receive into. */
     if (!delivered && dev->rx.nfree)

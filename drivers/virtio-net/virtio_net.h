@@ -30,8 +30,10 @@
  *     the clock: the caller must call vnet_poll() by vnet_next_deadline().
  *   - W > 0, receive: frames the device returned are held in the driver until (1) the oldest
  *     has waited W µs, (2) the held frames reach 3/4 of the ring (they are not yet given back to
- *     the device, so more would starve it), or (3) the caller says no more packets are coming
- *     (vnet_rx_flush()). Then all held frames go to the callback in one call, in arrival order.
+ *     the device, so more would starve it), or (3) no more packets are coming: a vnet_poll() found
+ *     no new frame (the device has nothing more for the batch now), or the caller says so
+ *     (vnet_rx_flush(), e.g. a connection closed). Then all held frames go to the callback in
+ *     one call, in arrival order. So a frame waits only while others keep arriving.
  *   - The time a received frame starts waiting is the vnet_poll() that first saw it.
  *
  * Interrupt and poll modes (Unikraft's rx contract): the receive interrupt is off while the
@@ -156,6 +158,8 @@ struct vnet_stats {
     uint64_t arms, arm_races;     /* vnet_arm() calls, and those that found work waiting */
     uint64_t tx_ring_full;        /* vnet_tx_enqueue() returned -VNET_EAGAIN */
     uint64_t rx_hold_full;        /* rx batches released because they threatened the ring */
+    uint64_t rx_drained;          /* rx batches released before W by a poll that found no new
+                                   * frame (paper 3.6, condition 3) */
     uint64_t rx_bad;              /* used rx entries dropped: unknown id, bad length */
     uint64_t tx_bad;              /* used tx entries ignored: unknown or not outstanding id */
     uint64_t rx_kept;             /* received buffers kept past their callback (vnet_rx_keep) */
@@ -282,7 +286,8 @@ int vnet_rx_release(struct vnet *dev, int handle);
 /* Buffers kept now. */
 unsigned vnet_rx_kept(const struct vnet *dev);
 
-/* Condition (3) of paper 3.6: the caller knows no more packets are coming; passes every held
+/* Condition (3) of paper 3.6 from the caller, who knows no more packets are coming (a
+ * connection closed; the driver sees the other case itself, an empty poll); passes every held
  * received frame to cb now (one call). Returns the number passed, or -VNET_EIO. */
 int vnet_rx_flush(struct vnet *dev, vnet_rx_fn cb, void *arg);
 

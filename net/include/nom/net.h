@@ -54,7 +54,7 @@ struct nom_net_stats {
     uint64_t tx_packets, tx_bytes, tx_batches;
     uint64_t tx_kicks, rx_kicks, kicks_suppressed, interrupts;
     uint64_t polls, empty_polls, arms, arm_races;
-    uint64_t tx_ring_full, rx_hold_full, rx_bad, tx_bad;
+    uint64_t tx_ring_full, rx_hold_full, rx_drained, rx_bad, tx_bad;
     uint64_t rx_nobuf;   /* received frames dropped: the stack's pbuf pool was empty */
     uint64_t tx_dropped; /* frames the driver refused (ring full, device broken) */
     uint64_t tx_gathers; /* frames of more than VNET_TX_IOV_MAX pieces, flattened first */
