@@ -383,13 +383,15 @@ unsigned vnet_rx_kept(const struct vnet *dev)
  * ours two (apps/{memcached,nhttpd,netpipe}/profile/profile.json before this rule). */
 static bool rx_due(struct vnet *dev, uint64_t now, int added)
 {
+    if (dev->nheld == 0)
+        return false;
     if (dev->nheld >= dev->rx_hold_max) {
         dev->st.rx_hold_full++;
         return true;
     }
-    if (dev->nheld && now - dev->rx_oldest_tsc >= dev->w_tsc)
+    if (now - dev->rx_oldest_tsc >= dev->w_tsc)
         return true;
-    if (dev->nheld && added == 0) {
+    if (added == 0) {
         dev->st.rx_drained++;
         return true;
     }

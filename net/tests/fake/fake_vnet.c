@@ -300,10 +300,10 @@ int vnet_poll(struct vnet *d, vnet_rx_fn cb, void *arg)
     }
     if (got == 0)
         d->st.empty_polls++;
-    if (d->nrx > 0 && got == 0) { /* the driver's condition (3): nothing more came */
-        d->st.rx_drained++;
+    if (d->nrx > 0 && nom_tsc() - d->rx_since >= w_ticks(d)) {
         passed += rx_deliver(d, cb, arg);
-    } else if (d->nrx > 0 && nom_tsc() - d->rx_since >= w_ticks(d)) {
+    } else if (d->nrx > 0 && got == 0) { /* the driver's condition (3): nothing more came */
+        d->st.rx_drained++;
         passed += rx_deliver(d, cb, arg);
     }
     return passed;
