@@ -53,7 +53,8 @@ def phase_figures(fig, value_d=None):
                d_insn=c.get("d_insn"), exit_ns_per_req=c.get("exit_ns_per_req"),
                ops_s_kvm=kvm["ops_s"], latency_kvm_us=kvm["latency_us"],
                projected_us_per_req=kvmmodel.project_ledger_us(out["insns_per_req"],
-                                                               c.get("exit_ns_per_req")))
+                                                               c.get("exit_ns_per_req")),
+               exit_share=kvmmodel.exit_share(c.get("exit_ns_per_req"), kvm["ops_s"]))
     return out
 
 

@@ -112,3 +112,16 @@ def project_ledger_us(insns_per_req, exit_ns_per_req, m=DEFAULT):
     if insns_per_req is None or exit_ns_per_req is None:
         return None
     return insns_per_req * m.cpi / m.clock_hz * 1e6 + exit_ns_per_req / 1e3
+
+
+# What a batching delay can buy at most. Under saturating load ("many") the guest's time per
+# request is 1 / its KVM-equivalent throughput, and W saves time only by sparing exits (the
+# instruction clock prices every instruction alike, so batching's better cache locality on a
+# real CPU is not modelled): the share of that time the ledger charged to exits is the most any
+# W could add to throughput at the same instructions per request.
+def exit_share(exit_ns_per_req, ops_s_kvm):
+    """The charged exits' share of a request's KVM-equivalent time (exit ns per request x
+    KVM-equivalent requests per second); None if either is unknown."""
+    if exit_ns_per_req is None or not ops_s_kvm:
+        return None
+    return exit_ns_per_req * ops_s_kvm / 1e9

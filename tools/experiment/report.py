@@ -188,6 +188,7 @@ class Report:
         self.static_vs_adaptive()
         self.verdict()
         self.batching()
+        self.batching_ceiling()
         self.pareto()
         self.raw_and_kvm()
         self.run_spread()
@@ -711,6 +712,31 @@ class Report:
             for w, t, la in zip(ws, tp, lat):
                 self.out(f"| {w:g} | {fmt_stat(t)} | {fmt_stat(la)} |")
             self.out("")
+
+    def batching_ceiling(self):
+        """Per fixed W under "many": where a request's KVM-equivalent time goes, and the
+        exits' share of it, the most any W could add to throughput (kvmmodel.exit_share)."""
+        rows = [(app, w, [self.a.figure(app, "nom", f"w={w:g}", "many", k) for k in
+                          ("ops_s_kvm", "insns_per_req", "exits_per_req", "exit_ns_per_req",
+                           "exit_share")])
+                for app in self.apps for w in self.a.w_values(app)]
+        rows = [(app, w, figs) for app, w, figs in rows if figs[4][2]]
+        if not rows:
+            return
+        self.out("### What W can buy under \"many\" in the exit-cost model", "",
+                 "A request's KVM-equivalent time is 1 / the KVM-equivalent throughput; W "
+                 "shortens it only by sparing charged exits (the instruction clock prices every "
+                 "instruction alike, so batching's cache locality on a real CPU is not "
+                 "modelled). The exits' share of that time is therefore the most any W could "
+                 "add to throughput at the same instructions per request "
+                 "(tools/experiment/kvmmodel.py, exit_share).", "",
+                 "| app | W (us) | ops/s KVM-eq | instructions/req | exits/req | exit ns/req | "
+                 "exits' share |", "|---|---|---|---|---|---|---|")
+        for app, w, (ops, ins, ex, ns, share) in rows:
+            pct = (share[0] * 100, (share[1] or 0) * 100, share[2])
+            self.out(f"| {app} | {w:g} | {fmt_stat(ops)} | {fmt_stat(ins)} | {fmt_stat(ex)} | "
+                     f"{fmt_stat(ns)} | {fmt_stat(pct, 2)} % |")
+        self.out("")
 
     def pareto(self):
         self.out("## Throughput/latency Pareto frontier (paper 6.7)", "")

@@ -10,7 +10,8 @@ from .results import Results
 FIGURE_COLUMNS = ("ops_s", "gbps", "latency_us", "p50_us", "p99_us", "jitter_us",
                   "insns_per_req", "exits_per_req", "irqs_per_req", "exits_s", "irqs_s",
                   "all_irqs_per_req", "all_irqs_s", "cpu_util", "dilation", "d_insn", "ops_s_kvm",
-                  "latency_kvm_us", "exit_ns_per_req", "projected_us_per_req")
+                  "latency_kvm_us", "exit_ns_per_req", "projected_us_per_req",
+                  "exit_share")
 
 
 def write_tables(folder):

@@ -31,8 +31,11 @@ def test_phase_figures_carry_d_and_the_modelled_figures():
     assert out["dilation"] == 4.0 and out["d_insn"] == 20.0
     assert out["ops_s_kvm"] == 4000.0 and out["latency_kvm_us"] == 100.0
     assert out["projected_us_per_req"] == pytest.approx(3.5)
+    # 4,000 requests per second of the hardware's time: 250 us each, 2.5 of them in exits.
+    assert out["exit_share"] == pytest.approx(0.01)
     plain = analysis.phase_figures(dict(fig, kvmcost=None))
     assert plain["dilation"] is None and plain["ops_s_kvm"] is None
+    assert plain["exit_share"] is None
 
 
 def test_on_the_instruction_clock_a_phase_is_valued_at_its_window_s_measured_dilation():

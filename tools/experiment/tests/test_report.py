@@ -3,6 +3,7 @@
 --w 0,20` on this machine, raw tool outputs left out) and from a live short run of the
 Linux guest."""
 import csv
+import glob
 import json
 import os
 import shutil
@@ -10,6 +11,7 @@ import statistics
 
 import pytest
 
+from experiment.analysis import valuation_dilation
 from experiment.report import fmt, write_report
 from experiment.runner import main
 from experiment.tables import write_tables
@@ -180,3 +182,26 @@ def test_quick_mode_compares_linux_and_nom(tmp_path):
     # nom adaptive's run sampled once a second (timeline.py) and drawn over time
     assert (out / "raw" / "nhttpd" / "nom-adaptive" / "run1" / "timeline.csv").exists()
     assert "(fig-timeline-nhttpd-w-us.svg)" in text
+
+
+@pytest.mark.unit
+def test_what_w_can_buy_is_the_exits_share_of_a_request_s_kvm_time(tmp_path):
+    """fixtures/quick-kvmcost (test_summary.py says what it is): for each fixed W, the charged
+    exit ns per request over the request's KVM-equivalent time, 1 / (raw rate x the pass's D)."""
+    folder = tmp_path / "quick"
+    shutil.copytree(os.path.join(HERE, "fixtures", "quick-kvmcost"), folder)
+    write_tables(str(folder))
+    with open(write_report(str(folder))) as f:
+        lines = f.read().splitlines()
+    assert '### What W can buy under "many" in the exit-cost model' in lines
+    ok = [json.load(open(p)) for p in glob.glob(str(folder / "raw" / "*" / "*" / "run*.json"))]
+    d = valuation_dilation([r for r in ok if r["status"] == "ok"])
+    for w in (0, 40):
+        with open(folder / "raw" / "memcached" / f"nom-w={w}" / "run1.json") as f:
+            many = json.load(f)["phases"]["many"]
+        req_ns = 1e9 / (many["ops"] / many["seconds"] * d)
+        share = many["counters"]["exit_ns_per_req"] / req_ns * 100
+        row = next(line for line in lines if line.startswith(f"| memcached | {w} | "))
+        assert row.endswith(f"| {fmt(share, 2)} % |"), row
+    # NetPIPE's fixed-W runs failed in this fixture: no row, never a number.
+    assert not any(line.startswith("| netpipe | 0 | ") for line in lines)
