@@ -38,7 +38,8 @@ KERNEL = TOP / "build" / "kernel" / "nom.elf"
 RAWECHO = TOP / "build" / "apps" / "rawecho" / "rawecho.elf"
 CLIENT = [sys.executable, str(HERE / "echo_client.py")]
 DRIVER_KEYS = ("rx_packets", "rx_batches", "tx_packets", "tx_batches", "tx_kicks", "rx_kicks",
-               "kicks_suppressed", "interrupts", "polls", "arms", "rx_hold_full", "tx_ring_full")
+               "kicks_suppressed", "interrupts", "polls", "arms", "rx_hold_full", "rx_drained",
+               "tx_ring_full")
 
 
 class Target:

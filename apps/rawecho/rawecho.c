@@ -69,8 +69,8 @@ static size_t stats_json(char *buf, size_t size)
         "\"dropped\":%llu,\"rx_packets\":%llu,\"rx_batches\":%llu,\"tx_packets\":%llu,"
         "\"tx_batches\":%llu,\"tx_kicks\":%llu,\"rx_kicks\":%llu,\"kicks_suppressed\":%llu,"
         "\"interrupts\":%llu,\"polls\":%llu,\"empty_polls\":%llu,\"arms\":%llu,"
-        "\"arm_races\":%llu,\"tx_ring_full\":%llu,\"rx_hold_full\":%llu,\"rx_bad\":%llu,"
-        "\"tx_bad\":%llu}\n",
+        "\"arm_races\":%llu,\"tx_ring_full\":%llu,\"rx_hold_full\":%llu,"
+        "\"rx_drained\":%llu,\"rx_bad\":%llu,\"tx_bad\":%llu}\n",
         vnet_batching_delay_us(app.dev), (unsigned long long)app.echoed,
         (unsigned long long)app.answered, (unsigned long long)app.dropped,
         (unsigned long long)s.rx_packets, (unsigned long long)s.rx_batches,
@@ -80,7 +80,8 @@ static size_t stats_json(char *buf, size_t size)
         (unsigned long long)s.polls, (unsigned long long)s.empty_polls,
         (unsigned long long)s.arms, (unsigned long long)s.arm_races,
         (unsigned long long)s.tx_ring_full, (unsigned long long)s.rx_hold_full,
-        (unsigned long long)s.rx_bad, (unsigned long long)s.tx_bad);
+        (unsigned long long)s.rx_drained, (unsigned long long)s.rx_bad,
+        (unsigned long long)s.tx_bad);
 }
 
 /* "stats", "w=US" or "exit"; every request gets the counters. */

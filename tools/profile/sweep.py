@@ -43,12 +43,17 @@ def point_of(w_us, fig):
              "jitter_us": lat["stddev"] or 0.0}
     # What the exit-cost model counted (kept beside the profile's figures, not read by cgen):
     # exits (kicks, MMIO/PIO, LAPIC accesses, HLTs) and interrupts per request from the
-    # ledger, and the run's dilation D (D_mix of the boot, D_insn of the window, and d_window:
-    # the window's wall time over its guest time, the D of a point on the instruction clock).
+    # ledger, the guest's instructions per request and its vCPU's busy share (with the exits'
+    # ns, where a request's guest time goes: tools/kvmcost/results/README.md, "What W can buy
+    # here at most"), and the run's dilation D (D_mix of the boot, D_insn of the window, and
+    # d_window: the window's wall time over its guest time, the D of a point on the
+    # instruction clock).
     counters = fig.get("counters") or {}
     extra = {"exits_per_req": counters.get("ledger_exits_per_req"),
              "irqs_per_req": counters.get("ledger_irqs_per_req"),
              "exit_ns_per_req": counters.get("exit_ns_per_req"),
+             "insns_per_req": counters.get("insns_per_req"),
+             "cpu_util": counters.get("vcpu_util"),
              "d_mix": (fig.get("kvmcost") or {}).get("dilation"),
              "d_insn": counters.get("d_insn"),
              "d_window": counters.get("d_window")}

@@ -75,6 +75,12 @@ def test_echo_at_batching_delay(rawecho_elf, tmp_path, w):
         stats = r.control("stats")
         assert stats["batching_delay_us"] == w and stats["echoed"] >= len(PAYLOADS)
         assert stats["rx_bad"] == 0 and stats["tx_bad"] == 0 and stats["dropped"] == 0
+        # Each datagram comes alone: at W > 0 the poll after it finds nothing new and releases
+        # it before W (paper 3.6's condition 3); at W = 0 nothing is ever held to release.
+        if w:
+            assert stats["rx_drained"] >= 1, stats
+        else:
+            assert stats["rx_drained"] == 0, stats
 
 
 def test_runtime_knob_interrupt_wakeup_and_release(rawecho_elf, tmp_path):

@@ -129,11 +129,13 @@ def test_a_point_keeps_the_exit_cost_ledgers_figures():
     fig = {"ops": 20000, "seconds": 10.0, "bytes_out": 12_500_000,
            "latency_us": {"mean": 480.0, "p50": 400.0, "p99": 2000.0, "stddev": 150.0},
            "counters": {"ledger_exits_per_req": 0.5, "ledger_irqs_per_req": 0.1,
-                        "exit_ns_per_req": 400.0, "d_insn": None},
+                        "exit_ns_per_req": 400.0, "d_insn": None, "insns_per_req": 7800.5,
+                        "vcpu_util": 0.96},
            "kvmcost": {"name": "skylake", "dilation": 5.0}}
     p = sweep.point_of(20, fig)
     assert (p["exits_per_req"], p["irqs_per_req"], p["exit_ns_per_req"], p["d_mix"]) == \
         (0.5, 0.1, 400.0, 5.0) and "d_insn" not in p
+    assert (p["insns_per_req"], p["cpu_util"]) == (7800.5, 0.96)
     assert sweep.median_point([p, dict(p, exits_per_req=0.7), dict(p, exits_per_req=0.6)]) \
         ["exits_per_req"] == 0.6
 
