@@ -148,13 +148,15 @@ def provider_schedule(plan):
     return f"0:{plan.low_price:g}, {SIGNAL_ONLY_S:g}:{plan.high_price:g}"
 
 
-def start_provider(driver, plan, workdir, timeout_s=30.0):
-    """The price provider, held, inside the guest's network (its log beside the raw data);
-    returns once it listens, so that SIGUSR1 finds its handler installed."""
+def start_provider(driver, port, schedule, workdir, hold=True, timeout_s=30.0):
+    """The price provider inside the guest's network (its log beside the raw data), on port
+    with schedule (priceprovider.Schedule syntax); held (hold: its clock starts at SIGUSR1)
+    for a run, not for a profile's sweep (tools/profile/sweep.py). Returns once it listens,
+    so that SIGUSR1 finds its handler installed."""
     path = os.path.join(workdir, "priceprovider.log")
     log = open(path, "w")
-    argv = provider_process.command(driver.service_address(), plan.price_port,
-                            schedule=provider_schedule(plan), hold=True)
+    argv = provider_process.command(driver.service_address(), port, schedule=schedule,
+                                    hold=hold)
     proc = driver.spawn(argv, cwd=provider_process.TOOLS, stdout=log, stderr=subprocess.STDOUT)
     proc.log = log
     try:
@@ -196,7 +198,7 @@ def run_cell(driver, cell, run, plan, res, progress):
 
     def network_ready():
         nonlocal provider
-        provider = start_provider(driver, plan, workdir)
+        provider = start_provider(driver, plan.price_port, provider_schedule(plan), workdir)
 
     try:
         progress.step(f"{label}: booting", plan.boot_estimate_s, sum(secs.values()))

@@ -7,7 +7,10 @@ per-request mean and standard deviation. NetPIPE's loads are the experiment's: "
 of 1 KiB messages (latency: the best trial's round trip); NPtcp gives no jitter, written as 0. The
 guest, the lab and the load are the experiment's own (tools/experiment NomDriver: the same
 namespace, tap, the paper's load tools memcaslap, wrk and NPtcp (loadgen.phase), and
-warm-up), so a profile describes exactly what the experiment will measure.
+warm-up, and a price provider for priced to poll, as in a run: without one priced's polls fail
+at once, and the guest then serves another way, nhttpd 8 % faster at W = 10 than with the
+provider answering; README.md "The price daemon in the profiles"), so a profile describes
+exactly what the experiment will measure.
 
     python3 tools/profile/sweep.py --app nhttpd --w 0,10,20,30,40 --seconds 10 \\
         --output apps/nhttpd/profile/profile.json
@@ -22,12 +25,17 @@ import tempfile
 
 from experiment import machine
 from experiment.nom_driver import APPS, make_driver
+from experiment.runner import start_provider, stop_provider
 import kvmcost
 import toolflags
+from priceprovider import DEFAULT_PORT
 from nomvm import choose_accel
 from profile_data import CLASSES, check_profile, write_profile
 
 DEFAULT_W = (0, 10, 20, 30, 40)
+# The price the provider quotes throughout (the experiment's low price, $/Gbit). At a fixed W
+# the application does nothing with it; what matters is that priced's polls are answered.
+PRICE_SCHEDULE = "0:1"
 
 
 def point_of(w_us, fig):
@@ -65,11 +73,22 @@ def measure_w(driver, app, w_us, seconds, workdir):
     """{class: point} for one boot with W fixed at w_us."""
     variant = {"name": f"w={w_us:g}", "w_us": w_us}
     os.makedirs(workdir, exist_ok=True)
-    driver.start(app, variant, workdir)
+    provider = []
+
+    def network_ready():
+        provider.append(start_provider(driver, driver.price_port, PRICE_SCHEDULE, workdir,
+                                       hold=False))
+
     try:
+        driver.start(app, variant, workdir, on_network=network_ready)
+        if not provider:
+            network_ready()
         return {cls: point_of(w_us, driver.load(cls, seconds)) for cls in CLASSES}
     finally:
-        driver.stop()
+        try:
+            driver.stop()
+        finally:
+            stop_provider(provider[0] if provider else None)
 
 
 def median_point(points):
@@ -95,7 +114,7 @@ def sweep(app, w_values, seconds, workdir, repeat=1, log=print, cost_model="off"
     boot's own calibration); pin_vcpu: the vCPU thread on a host CPU of its own; guest_clock:
     what the guest's clock counts under the cost model (kvmcost.GUEST_CLOCKS)."""
     accel, reason = choose_accel()
-    driver = make_driver(accel, None, 0)
+    driver = make_driver(accel, None, DEFAULT_PORT)
     driver.kvmcost_name = cost_model
     driver.dilation = dilation
     driver.pin_vcpu = pin_vcpu
