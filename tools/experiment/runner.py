@@ -173,6 +173,26 @@ def stop_provider(proc):
         proc.log.close()
 
 
+def start_guest(driver, app, variant, workdir, port, schedule, hold=True):
+    """Boots the guest with a price provider (start_provider) answering priced from the moment
+    the guest's network is up; returns (the driver's info, the provider). If the boot fails,
+    the provider is stopped before the error goes on; the caller still stops the driver.
+    Shared by a run (run_cell) and a profile's sweep (tools/profile/sweep.py)."""
+    provider = []
+
+    def network_ready():
+        provider.append(start_provider(driver, port, schedule, workdir, hold=hold))
+
+    try:
+        info = driver.start(app, variant, workdir, on_network=network_ready)
+        if not provider:
+            network_ready()
+    except BaseException:
+        stop_provider(provider[0] if provider else None)
+        raise
+    return info, provider[0]
+
+
 def run_cell(driver, cell, run, plan, res, progress):
     """Runs one cell once and writes its record; returns the record's status. A failure of
     the cell, whatever it is, is recorded and the experiment goes on; Ctrl-C is not caught."""
@@ -195,18 +215,12 @@ def run_cell(driver, cell, run, plan, res, progress):
     record = {"status": "failed", "reason": "interrupted", "interrupted": True}
     stop = None
     load_start, t_start, started = os.getloadavg()[0], time.monotonic(), utc_now()
-
-    def network_ready():
-        nonlocal provider
-        provider = start_provider(driver, plan.price_port, provider_schedule(plan), workdir)
-
     try:
         progress.step(f"{label}: booting", plan.boot_estimate_s, sum(secs.values()))
         t0 = time.monotonic()
-        info = driver.start(cell.app, cell.variant, workdir, on_network=network_ready)
+        info, provider = start_guest(driver, cell.app, cell.variant, workdir, plan.price_port,
+                                     provider_schedule(plan))
         progress.boot_took(time.monotonic() - t0)
-        if provider is None:
-            network_ready()
         phases = {}
         for i, phase in enumerate(PHASES):
             progress.step(f"{label}: {phase}", secs[phase],

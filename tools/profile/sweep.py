@@ -25,7 +25,7 @@ import tempfile
 
 from experiment import machine
 from experiment.nom_driver import APPS, make_driver
-from experiment.runner import start_provider, stop_provider
+from experiment.runner import start_guest, stop_provider
 import kvmcost
 import toolflags
 from priceprovider import DEFAULT_PORT
@@ -73,22 +73,16 @@ def measure_w(driver, app, w_us, seconds, workdir):
     """{class: point} for one boot with W fixed at w_us."""
     variant = {"name": f"w={w_us:g}", "w_us": w_us}
     os.makedirs(workdir, exist_ok=True)
-    provider = []
-
-    def network_ready():
-        provider.append(start_provider(driver, driver.price_port, PRICE_SCHEDULE, workdir,
-                                       hold=False))
-
+    provider = None
     try:
-        driver.start(app, variant, workdir, on_network=network_ready)
-        if not provider:
-            network_ready()
+        _, provider = start_guest(driver, app, variant, workdir, driver.price_port,
+                                  PRICE_SCHEDULE, hold=False)
         return {cls: point_of(w_us, driver.load(cls, seconds)) for cls in CLASSES}
     finally:
         try:
             driver.stop()
         finally:
-            stop_provider(provider[0] if provider else None)
+            stop_provider(provider)
 
 
 def median_point(points):

@@ -195,8 +195,9 @@ def test_each_boot_of_a_sweep_has_its_price_polls_answered(monkeypatch, tmp_path
     happened. Without it priced's polls fail at once and nhttpd served 8 % more at W = 10
     than in the runs (README.md, "The price daemon in the profiles")."""
     import sweep
+    from experiment import runner
     events = []
-    monkeypatch.setattr(sweep, "start_provider", lambda driver, port, schedule, workdir, hold:
+    monkeypatch.setattr(runner, "start_provider", lambda driver, port, schedule, workdir, hold:
                         events.append(("provider", port, schedule, hold)) or "proc")
     monkeypatch.setattr(sweep, "stop_provider", lambda proc: events.append(("stopped", proc)))
     driver = ProviderDriver(fail_load)
